@@ -1,0 +1,45 @@
+// assign: C<M>(rows, cols) = accum(C(rows, cols), A) and the scalar forms, which set
+// every listed position: assign(levels, depth, IndexList::all(), {.mask = frontier})
+// is the level update of a BFS. Repeated indices are an InvalidIndex error.
+#pragma once
+
+#include <type_traits>
+
+#include "geblas/operations/index_list.hpp"
+#include "geblas/options.hpp"
+#include "geblas/sparse_matrix.hpp"
+#include "geblas/vector.hpp"
+
+namespace geblas {
+
+namespace detail {
+GEBLAS_API void assign(SparseStorage& C, const SparseStorage& A, const IndexList& rows,
+                       const IndexList& cols, const Options& o);
+GEBLAS_API void assign_scalar(SparseStorage& C, const void* value, const IndexList& rows,
+                              const IndexList& cols, const Options& o);
+GEBLAS_API void assign(VectorStorage& w, const VectorStorage& u, const IndexList& indices,
+                       const Options& o);
+GEBLAS_API void assign_scalar(VectorStorage& w, const void* value, const IndexList& indices,
+                              const Options& o);
+}  // namespace detail
+
+template <Scalar T>
+void assign(SparseMatrix<T>& C, const SparseMatrix<T>& A, const IndexList& rows,
+            const IndexList& cols, const Options& options = {}) {
+  detail::assign(C.storage(), A.storage(), rows, cols, options);
+}
+template <Scalar T>
+void assign(SparseMatrix<T>& C, std::type_identity_t<T> value, const IndexList& rows, const IndexList& cols,
+            const Options& options = {}) {
+  detail::assign_scalar(C.storage(), &value, rows, cols, options);
+}
+template <Scalar T>
+void assign(Vector<T>& w, const Vector<T>& u, const IndexList& indices, const Options& options = {}) {
+  detail::assign(w.storage(), u.storage(), indices, options);
+}
+template <Scalar T>
+void assign(Vector<T>& w, std::type_identity_t<T> value, const IndexList& indices, const Options& options = {}) {
+  detail::assign_scalar(w.storage(), &value, indices, options);
+}
+
+}  // namespace geblas

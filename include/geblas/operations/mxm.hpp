@@ -1,0 +1,113 @@
+// mxm: C<M> = accum(C, A (+).(x) B) over a semiring, for sparse and dense A and B.
+// Sparse x dense is the hot path (GE-SpMM on the GPU, row-parallel on the CPU); sparse x
+// sparse is Gustavson's method with the mask applied during the product.
+//
+// Built-in semirings run inside libgeblas.so on whichever device holds the operands.
+// A user-defined semiring runs on the CPU through templates instantiated in the caller's
+// code; on the GPU it needs code compiled by nvcc that includes <geblas/cuda.cuh>.
+#pragma once
+
+#include <type_traits>
+
+#include "geblas/dense_matrix.hpp"
+#include "geblas/detail/cpu/mxm_generic.hpp"
+#include "geblas/detail/mxm_plan.hpp"
+#include "geblas/options.hpp"
+#include "geblas/semiring.hpp"
+#include "geblas/sparse_matrix.hpp"
+
+namespace geblas {
+
+namespace detail {
+GEBLAS_API void mxm(DenseStorage& C, const SparseStorage& A, const DenseStorage& B, SemiringId s,
+                    const Options& o);
+GEBLAS_API void mxm(SparseStorage& C, const SparseStorage& A, const SparseStorage& B, SemiringId s,
+                    const Options& o);
+GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const SparseStorage& B, SemiringId s,
+                    const Options& o);
+GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s,
+                    const Options& o);
+
+// For user-defined semirings: checks shapes, types, devices, mask and options exactly as
+// the built-in path does and returns the operands on which the product is computed
+// (transposes applied), so the generic template only multiplies.
+GEBLAS_API UserMxmPlan plan_user_mxm(const DenseStorage& C, const SparseStorage& A,
+                                     const DenseStorage& B, TypeId semiring_type, const Options& o);
+GEBLAS_API UserMxmPlan plan_user_mxm(const SparseStorage& C, const SparseStorage& A,
+                                     const SparseStorage& B, TypeId semiring_type, const Options& o);
+GEBLAS_API UserMxmPlan plan_user_mxm(const DenseStorage& C, const DenseStorage& A,
+                                     const SparseStorage& B, TypeId semiring_type, const Options& o);
+GEBLAS_API UserMxmPlan plan_user_mxm(const DenseStorage& C, const DenseStorage& A,
+                                     const DenseStorage& B, TypeId semiring_type, const Options& o);
+// Writes the product T into C under the mask and accumulator of `o` (the same rules
+// as the built-in path). `identity` points to one value of the semiring's identity.
+GEBLAS_API void finish_user_mxm(DenseStorage& C, UserMxmPlan& plan, const Options& o,
+                                const void* identity);
+GEBLAS_API void finish_user_mxm(SparseStorage& C, UserMxmPlan& plan, const Options& o,
+                                const void* identity);
+
+template <class S, class T>
+constexpr void check_semiring_type() {
+  static_assert(SemiringType<S>, "geblas::mxm: the semiring argument is not a semiring type "
+                                 "(needs value_type, identity(), add(), mul())");
+  static_assert(std::is_same_v<typename S::value_type, T>,
+                "geblas::mxm: the semiring's value_type must be the operands' type");
+}
+
+template <class S, class CM, class AM, class BM>
+void mxm_user(CM& C, const AM& A, const BM& B, const Options& o) {
+  using T = typename S::value_type;
+  UserMxmPlan plan = plan_user_mxm(C.storage(), A.storage(), B.storage(), type_id<T>, o);
+  if (!plan.device.is_cpu()) {
+#if defined(GEBLAS_CUDA_USER_KERNELS)
+    cuda_user::mxm<S>(plan);
+#else
+    throw NotImplemented(
+        "geblas::mxm: a user-defined semiring on " + plan.device.str() +
+        " needs the caller compiled by nvcc with <geblas/cuda.cuh> included");
+#endif
+  } else {
+    cpu::mxm_generic<S>(plan);
+  }
+  const T identity = S::identity();
+  finish_user_mxm(C.storage(), plan, o, &identity);
+}
+}  // namespace detail
+
+template <Scalar T, class S>
+void mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
+  (void)semiring;
+  if constexpr (BuiltinSemiring<S>) detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
+  else detail::mxm_user<S>(C, A, B, options);
+}
+
+template <Scalar T, class S>
+void mxm(SparseMatrix<T>& C, const SparseMatrix<T>& A, const SparseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
+  (void)semiring;
+  if constexpr (BuiltinSemiring<S>) detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
+  else detail::mxm_user<S>(C, A, B, options);
+}
+
+template <Scalar T, class S>
+void mxm(DenseMatrix<T>& C, const DenseMatrix<T>& A, const SparseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
+  (void)semiring;
+  if constexpr (BuiltinSemiring<S>) detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
+  else detail::mxm_user<S>(C, A, B, options);
+}
+
+template <Scalar T, class S>
+void mxm(DenseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
+  (void)semiring;
+  if constexpr (BuiltinSemiring<S>) detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
+  else detail::mxm_user<S>(C, A, B, options);
+}
+
+}  // namespace geblas

@@ -1,0 +1,186 @@
+// mxm's entry points: validation, transposes, the choice of backend, and the mask /
+// accumulator step. The product itself is the backend's; sparse x dense writes straight
+// into C when no mask is given and the accumulator (if any) is the semiring's own add,
+// which is the case a GNN layer or a PageRank step hits.
+#include <cstring>
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/derived_cache.hpp"
+#include "core/trace.hpp"
+#include "core/validate.hpp"
+#include "geblas/detail/mxm_plan.hpp"
+#include "geblas/operations/mxm.hpp"
+
+namespace geblas::detail {
+namespace {
+
+using Form = UserMxmPlan::Form;
+
+const char* op_name(Form f) {
+  switch (f) {
+    case Form::sparse_dense: return "mxm(sparse x dense)";
+    case Form::sparse_sparse: return "mxm(sparse x sparse)";
+    case Form::dense_sparse: return "mxm(dense x sparse)";
+    case Form::dense_dense: return "mxm(dense x dense)";
+  }
+  return "mxm";
+}
+
+ScalarBytes semiring_identity(SemiringId s, TypeId t) {
+  ScalarBytes out;
+  visit_type(t, [&]<class T>() {
+    visit_semiring<T>(s, [&]<class S>() { *static_cast<T*>(out.data()) = S::identity(); });
+  });
+  return out;
+}
+
+template <class X>
+Index rows_of(const X& x, bool transposed) { return transposed ? x.ncols : x.nrows; }
+template <class X>
+Index cols_of(const X& x, bool transposed) { return transposed ? x.nrows : x.ncols; }
+
+// Validates C = op(A) (+).(x) op(B) and fills the plan's operands, transposes applied.
+template <class CS, class AS, class BS>
+UserMxmPlan prepare(Form form, const CS& C, const AS& A, const BS& B, TypeId t, const Options& o,
+                    bool allocate_product = true) {
+  const char* op = op_name(form);
+  check_type(op, "C", C.type, t);
+  check_type(op, "A", A.type, t);
+  check_type(op, "B", B.type, t);
+  check_accum(op, o, t);
+  const Device dev = C.device;
+  check_device(op, "A", A.device, dev);
+  check_device(op, "B", B.device, dev);
+  const Index am = rows_of(A, o.transpose_a), ak = cols_of(A, o.transpose_a);
+  const Index bk = rows_of(B, o.transpose_b), bn = cols_of(B, o.transpose_b);
+  if (ak != bk)
+    throw DimensionMismatch(std::string(op) + ": inner dimensions differ: A" + (o.transpose_a ? "'" : "") + " is " +
+                            shape(am, ak) + ", B" + (o.transpose_b ? "'" : "") + " is " + shape(bk, bn));
+  if (C.nrows != am || C.ncols != bn)
+    throw DimensionMismatch(std::string(op) + ": C is " + shape(C.nrows, C.ncols) + " but the product is " +
+                            shape(am, bn));
+  check_matrix_mask(op, o, C.nrows, C.ncols, dev);
+
+  UserMxmPlan plan;
+  plan.form = form;
+  plan.device = dev;
+  plan.type = t;
+  const Backend& be = backend_for(dev);
+  if constexpr (std::is_same_v<AS, SparseStorage>) {
+    if (o.transpose_a) plan.a_sparse_t = cached_transpose(A);
+    plan.a_sparse = o.transpose_a ? plan.a_sparse_t.get() : &A;
+  } else {
+    if (o.transpose_a) required(be.transpose_dense, "transpose(dense)", dev)(plan.a_dense_t, A);
+    plan.a_dense = o.transpose_a ? &plan.a_dense_t : &A;
+  }
+  if constexpr (std::is_same_v<BS, SparseStorage>) {
+    if (o.transpose_b) plan.b_sparse_t = cached_transpose(B);
+    plan.b_sparse = o.transpose_b ? plan.b_sparse_t.get() : &B;
+  } else {
+    if (o.transpose_b) required(be.transpose_dense, "transpose(dense)", dev)(plan.b_dense_t, B);
+    plan.b_dense = o.transpose_b ? &plan.b_dense_t : &B;
+  }
+  if (form != Form::sparse_sparse && allocate_product) plan.t_dense = make_dense(C.nrows, C.ncols, Layout::row_major, t, dev);
+  return plan;
+}
+
+DenseProduct product_of(const UserMxmPlan& plan) {
+  DenseProduct p;
+  p.T = &plan.t_dense;
+  if (plan.form == Form::sparse_dense) p.rows_of = plan.a_sparse;
+  if (plan.form == Form::dense_sparse) p.cols_of = plan.b_sparse;
+  return p;
+}
+
+bool same_memory(const DenseStorage& x, const DenseStorage& y) {
+  return x.data.data() != nullptr && x.data.data() == y.data.data();
+}
+
+}  // namespace
+
+void mxm(DenseStorage& C, const SparseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
+  const char* op = op_name(Form::sparse_dense);
+  check_semiring(op, s, C.type);
+  // The direct path writes the product into C; it needs no mask, an accumulator that is
+  // the semiring's own add (fused into the kernel), and B not sharing C's memory.
+  const bool direct = o.mask.empty() && (o.accum.empty() || o.accum.op == add_op_of(s)) &&
+                      !same_memory(C, B);
+  UserMxmPlan plan = prepare(Form::sparse_dense, C, A, B, C.type, o, /*allocate_product=*/!direct);
+  const Backend& be = backend_for(C.device);
+  DispatchRecord& rec = begin_dispatch(op, be.name);
+  auto spmm = required(be.mxm_sparse_dense, op, C.device);
+  if (direct) {
+    spmm({plan.a_sparse, plan.b_dense, &C, s, !o.accum.empty(), o.variant, &rec});
+  } else {
+    spmm({plan.a_sparse, plan.b_dense, &plan.t_dense, s, false, o.variant, &rec});
+    required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
+  }
+  end_dispatch();
+}
+
+void mxm(SparseStorage& C, const SparseStorage& A, const SparseStorage& B, SemiringId s, const Options& o) {
+  const char* op = op_name(Form::sparse_sparse);
+  check_semiring(op, s, C.type);
+  UserMxmPlan plan = prepare(Form::sparse_sparse, C, A, B, C.type, o);
+  const Backend& be = backend_for(C.device);
+  DispatchRecord& rec = begin_dispatch(op, be.name);
+  rec.variant = "gustavson";
+  rec.reason = o.mask.empty() ? "no mask" : "mask applied during the product";
+  required(be.mxm_sparse_sparse, op, C.device)(plan.t_sparse, *plan.a_sparse, *plan.b_sparse, s, o);
+  required(be.write_sparse, "mask/accumulate", C.device)(C, plan.t_sparse, o);
+  end_dispatch();
+}
+
+void mxm(DenseStorage& C, const DenseStorage& A, const SparseStorage& B, SemiringId s, const Options& o) {
+  const char* op = op_name(Form::dense_sparse);
+  check_semiring(op, s, C.type);
+  UserMxmPlan plan = prepare(Form::dense_sparse, C, A, B, C.type, o);
+  const Backend& be = backend_for(C.device);
+  DispatchRecord& rec = begin_dispatch(op, be.name);
+  rec.variant = "row_scatter";
+  required(be.mxm_dense_sparse, op, C.device)(plan.t_dense, *plan.a_dense, *plan.b_sparse, s);
+  required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
+  end_dispatch();
+}
+
+void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
+  const char* op = op_name(Form::dense_dense);
+  check_semiring(op, s, C.type);
+  UserMxmPlan plan = prepare(Form::dense_dense, C, A, B, C.type, o);
+  const Backend& be = backend_for(C.device);
+  DispatchRecord& rec = begin_dispatch(op, be.name);
+  rec.variant = "dense";
+  required(be.mxm_dense_dense, op, C.device)(plan.t_dense, *plan.a_dense, *plan.b_dense, s);
+  required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
+  end_dispatch();
+}
+
+UserMxmPlan plan_user_mxm(const DenseStorage& C, const SparseStorage& A, const DenseStorage& B, TypeId t,
+                          const Options& o) {
+  return prepare(Form::sparse_dense, C, A, B, t, o);
+}
+UserMxmPlan plan_user_mxm(const SparseStorage& C, const SparseStorage& A, const SparseStorage& B, TypeId t,
+                          const Options& o) {
+  return prepare(Form::sparse_sparse, C, A, B, t, o);
+}
+UserMxmPlan plan_user_mxm(const DenseStorage& C, const DenseStorage& A, const SparseStorage& B, TypeId t,
+                          const Options& o) {
+  return prepare(Form::dense_sparse, C, A, B, t, o);
+}
+UserMxmPlan plan_user_mxm(const DenseStorage& C, const DenseStorage& A, const DenseStorage& B, TypeId t,
+                          const Options& o) {
+  return prepare(Form::dense_dense, C, A, B, t, o);
+}
+
+void finish_user_mxm(DenseStorage& C, UserMxmPlan& plan, const Options& o, const void* identity) {
+  ScalarBytes id;
+  std::memcpy(id.data(), identity, size_of(C.type));
+  required(backend_for(C.device).write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, id);
+}
+
+void finish_user_mxm(SparseStorage& C, UserMxmPlan& plan, const Options& o, const void*) {
+  required(backend_for(C.device).write_sparse, "mask/accumulate", C.device)(C, plan.t_sparse, o);
+}
+
+}  // namespace geblas::detail

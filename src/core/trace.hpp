@@ -1,0 +1,13 @@
+// Recording the path each operation took (see geblas/trace.hpp).
+#pragma once
+
+#include "geblas/trace.hpp"
+
+namespace geblas::detail {
+
+// The calling thread's record, to be filled by the operation in progress.
+DispatchRecord& begin_dispatch(const char* operation, const char* backend);
+// Prints the record when tracing is on.
+void end_dispatch();
+
+}  // namespace geblas::detail

@@ -1,0 +1,52 @@
+// The CPU backend's table: host memory and the OpenMP kernels of src/cpu.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/backend.hpp"
+#include "cpu/kernels.hpp"
+#include "geblas/error.hpp"
+
+namespace geblas::detail {
+namespace {
+
+constexpr std::size_t host_alignment = 64;  // a cache line; also enough for any SIMD load
+
+void* host_allocate(std::size_t bytes, int) {
+  const std::size_t rounded = (bytes + host_alignment - 1) / host_alignment * host_alignment;
+  void* p = std::aligned_alloc(host_alignment, rounded);
+  if (!p) throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes failed", bytes);
+  return p;
+}
+void host_deallocate(void* p, int) noexcept { std::free(p); }
+void host_zero(void* p, std::size_t bytes, int) { std::memset(p, 0, bytes); }
+void host_copy(void* dst, Device, const void* src, Device, std::size_t bytes) { std::memmove(dst, src, bytes); }
+void host_synchronize(int) {}
+
+}  // namespace
+
+const Backend& cpu_backend() {
+  static const Backend table = [] {
+    Backend b{};
+    b.name = "cpu";
+    b.allocate = host_allocate;
+    b.deallocate = host_deallocate;
+    b.zero = host_zero;
+    b.copy = host_copy;
+    b.synchronize = host_synchronize;
+    b.mxm_sparse_dense = cpu::mxm_sparse_dense;
+    b.mxm_sparse_sparse = cpu::mxm_sparse_sparse;
+    b.mxm_dense_sparse = cpu::mxm_dense_sparse;
+    b.mxm_dense_dense = cpu::mxm_dense_dense;
+    b.transpose_sparse = cpu::transpose_sparse;
+    b.transpose_dense = cpu::transpose_dense;
+    b.relayout_dense = cpu::relayout_dense;
+    b.write_dense = cpu::write_dense;
+    b.write_sparse = cpu::write_sparse;
+    return b;
+  }();
+  return table;
+}
+
+}  // namespace geblas::detail

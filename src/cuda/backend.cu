@@ -1,0 +1,116 @@
+// The CUDA backend's table: device memory on a per-device stream, copies in every
+// direction, and (added per operation) the kernels of src/cuda.
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "cuda/check.cuh"
+#include "cuda/context.cuh"
+
+namespace geblas::detail {
+
+int cuda_device_count_impl() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;  // no driver or no device: the CUDA backend has no usable device
+    }
+    return n;
+  }();
+  return count;
+}
+
+namespace cuda {
+
+cudaStream_t stream(int ordinal) {
+  static std::mutex mutex;
+  static std::vector<cudaStream_t> streams;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (streams.empty()) streams.assign(static_cast<std::size_t>(cuda_device_count_impl()), nullptr);
+  cudaStream_t& s = streams.at(static_cast<std::size_t>(ordinal));
+  if (!s) {
+    DeviceGuard guard(ordinal);
+    GEBLAS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  return s;
+}
+
+DeviceGuard::DeviceGuard(int ordinal) {
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != ordinal) GEBLAS_CUDA_CHECK(cudaSetDevice(ordinal));
+}
+DeviceGuard::~DeviceGuard() { GEBLAS_CUDA_CHECK_NO_THROW(cudaSetDevice(previous_)); }
+
+namespace {
+
+void* device_allocate(std::size_t bytes, int ordinal) {
+  DeviceGuard guard(ordinal);
+  void* p = nullptr;
+  const cudaError_t e = cudaMallocAsync(&p, bytes, stream(ordinal));
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    std::size_t free_bytes = 0, total = 0;
+    cudaMemGetInfo(&free_bytes, &total);
+    throw OutOfMemory("cuda:" + std::to_string(ordinal) + ": cannot allocate " + std::to_string(bytes) +
+                          " bytes (" + std::to_string(free_bytes) + " of " + std::to_string(total) + " free)",
+                      bytes);
+  }
+  GEBLAS_CUDA_CHECK(e);
+  return p;
+}
+
+void device_deallocate(void* p, int ordinal) noexcept {
+  try {
+    DeviceGuard guard(ordinal);
+    GEBLAS_CUDA_CHECK_NO_THROW(cudaFreeAsync(p, stream(ordinal)));
+  } catch (...) {
+    // a destructor path: report and go on
+    std::fprintf(stderr, "geblas: device free failed on cuda:%d\n", ordinal);
+  }
+}
+
+void device_zero(void* p, std::size_t bytes, int ordinal) {
+  DeviceGuard guard(ordinal);
+  GEBLAS_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream(ordinal)));
+}
+
+// Copies are synchronous for the host: after copy_bytes returns, host memory may be
+// reused (to host: the data is there).
+void device_copy(void* dst, Device dd, const void* src, Device sd, std::size_t bytes) {
+  const int ordinal = dd.is_cuda() ? dd.ordinal() : sd.ordinal();
+  DeviceGuard guard(ordinal);
+  cudaStream_t s = stream(ordinal);
+  if (dd.is_cuda() && sd.is_cuda() && dd.ordinal() != sd.ordinal()) {
+    GEBLAS_CUDA_CHECK(cudaStreamSynchronize(stream(sd.ordinal())));
+    GEBLAS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd.ordinal(), src, sd.ordinal(), bytes, s));
+  } else {
+    GEBLAS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  }
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+void device_synchronize(int ordinal) {
+  DeviceGuard guard(ordinal);
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(stream(ordinal)));
+}
+
+}  // namespace
+}  // namespace cuda
+
+const Backend* cuda_backend() {
+  static const Backend table = [] {
+    Backend b{};
+    b.name = "cuda";
+    b.allocate = cuda::device_allocate;
+    b.deallocate = cuda::device_deallocate;
+    b.zero = cuda::device_zero;
+    b.copy = cuda::device_copy;
+    b.synchronize = cuda::device_synchronize;
+    return b;
+  }();
+  return &table;
+}
+
+}  // namespace geblas::detail

@@ -1,0 +1,24 @@
+// Per-device streams and the current-device guard. All geblas work on device i is
+// queued on stream(i), so operations from one host thread run in order, and copies to
+// the host synchronise that stream.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace geblas::detail::cuda {
+
+cudaStream_t stream(int ordinal);
+
+// Makes `ordinal` the current device for the guard's lifetime.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int ordinal);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+}  // namespace geblas::detail::cuda

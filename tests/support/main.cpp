@@ -1,0 +1,24 @@
+// The main() of every test program. A program of the gpu label exits with code 77
+// (ctest reports it as skipped) and says why when no CUDA device can be used, so a
+// missing GPU is never mistaken for a pass.
+#if GEBLAS_CATCH2_MAJOR < 3
+#define CATCH_CONFIG_RUNNER
+#endif
+#include <cstdio>
+
+#include "geblas/device.hpp"
+#include "support/catch.hpp"
+
+int main(int argc, char** argv) {
+#if defined(GEBLAS_TEST_NEEDS_GPU)
+  if (!geblas::cuda_compiled()) {
+    std::printf("SKIPPED: libgeblas.so was built without CUDA (GEBLAS_CUDA=OFF or no nvcc)\n");
+    return 77;
+  }
+  if (geblas::cuda_device_count() == 0) {
+    std::printf("SKIPPED: no usable CUDA device (no GPU or no driver on this machine)\n");
+    return 77;
+  }
+#endif
+  return Catch::Session().run(argc, argv);
+}
