@@ -9,7 +9,11 @@
 #include <string_view>
 
 #include "geblas/detail/storage.hpp"
+#include "geblas/monoid.hpp"
+#include "geblas/operations/ewise.hpp"
 #include "geblas/options.hpp"
+#include "geblas/select_op.hpp"
+#include "geblas/unary_op.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/trace.hpp"
 
@@ -46,6 +50,86 @@ struct ScalarBytes {
   void* data() { return bytes; }
 };
 
+// ---------------------------------------------------------------------------------
+// Shared conventions of the non-mxm entries below (mxv, ewise, apply, reduce, select,
+// assign, extract and the vector write-back):
+//  * Every storage and every pointer an entry receives is on the backend's device
+//    (device index = the operands' `device.ordinal()`), except ScalarBytes, which are
+//    host values passed by value, and `Index` counts / `nvals` fields, which are host
+//    numbers. The core never reads device memory; an entry that needs a device value on
+//    the host (a count, a reduced scalar) reads it itself.
+//  * Outputs: a sparse result is *replaced* by the entry (it assigns a fresh
+//    SparseStorage / VectorStorage of the right shape, type and device, with `nvals`
+//    set); a dense matrix result is allocated by the core (row-major, ld = ncols) and
+//    the entry writes every element. Sparse results always hold sorted, unique
+//    indices per row.
+//  * Index lists (`IndexArray`) are int64 arrays the core has checked (in range; unique
+//    for assign) and copied to the device; `all` means 0, 1, ..., count - 1 and then
+//    `data` is null.
+//  * Identity for dense outputs: the core passes the write-back the value an absent
+//    entry of a dense output takes: the semiring's / monoid's identity for mxv, vxm and
+//    reduce, and zero (T{}, false) for the operations without one (ewise, apply,
+//    select, extract, assign, transpose).
+//  * Operator arguments are ids of built-ins; the core has checked that the (semiring,
+//    type) pair is supported (supports_semiring) and that every type matches.
+//  * Masks are never required: entries take a mask only where skipping work pays; the
+//    write-back applies the mask exactly, so what an entry computes for a position the
+//    mask excludes is never read.
+// ---------------------------------------------------------------------------------
+
+// A vector result before the write-back. Either sparse (`t.dense == false`: exactly the
+// present entries, sorted unique indices) or dense (`t.dense == true`, `size` values)
+// with `present` holding one uint8 per entry (1 = present in the GraphBLAS sense, 0 =
+// absent: its value is then unspecified); an empty `present` buffer means every entry
+// is present. The producing entry chooses the form; write_vector accepts both.
+struct VectorResult {
+  VectorStorage t;
+  RawBuffer present;
+};
+
+// An index list on the device, see the conventions above.
+struct IndexArray {
+  const Index* data = nullptr;  // device array of `count` indices; null when `all`
+  Index count = 0;
+  bool all = true;
+};
+
+// t = M (+).(x) u for mxv_pull / mxv_push. M is m x n; t has size m.
+struct MxvArgs {
+  // mxv_pull: M itself in CSR (m x n); row i of M gives t(i).
+  // mxv_push: M' in CSR (n x m); row k of M' is scattered, scaled by u(k).
+  const SparseStorage* A = nullptr;
+  const VectorStorage* u = nullptr;  // size n; dense or sparse (push: always sparse)
+  SemiringId semiring = SemiringId::plus_times;
+  // The multiply's operand order: false computes mul(M(i,k), u(k)) (mxv); true
+  // computes mul(u(k), M(i,k)) (vxm, which the core runs as mxv over A'). It matters
+  // for the semirings whose multiply is not symmetric (min_second, any_second,
+  // plus_second: "second" is then u(k) for mxv and M(i,k) for vxm).
+  bool u_first = false;
+  // The output mask (a Vector mask of size m, value/structural, maybe complemented) or
+  // null. The entry MAY skip every i the mask excludes (pull: skip the row; push: drop
+  // the update); its result there is never read. Needed for the BFS pull step, where a
+  // complemented "visited" mask removes most rows.
+  const Mask* mask = nullptr;
+  VectorResult* t = nullptr;  // output, any form (see VectorResult)
+  DispatchRecord* record = nullptr;  // the entry fills ->variant and ->reason
+};
+
+// What apply() does to one value x: unary(x) or, when binary != none, binary(x, scalar).
+struct ApplyArgs {
+  UnaryOpId unary = UnaryOpId::identity;
+  BinaryOpId binary = BinaryOpId::none;
+  ScalarBytes scalar{};  // of the operands' type; bound as the second operand
+};
+
+// A select() predicate on entry (i, j, x): see include/geblas/select_op.hpp. For a
+// vector, i is the index and j is 0 (the vector is an n x 1 column, as GraphBLAS).
+struct SelectPredicate {
+  SelectOpId op = SelectOpId::nonzero;
+  Index k = 0;            // the offset of position predicates
+  ScalarBytes threshold{};  // of the operand's type, for value predicates
+};
+
 struct Backend {
   const char* name;
 
@@ -69,10 +153,95 @@ struct Backend {
   void (*transpose_dense)(DenseStorage& T, const DenseStorage& A);  // T row-major
   void (*relayout_dense)(DenseStorage& T, const DenseStorage& A, Layout layout);
 
+  // ---- mxv / vxm (the core runs vxm as mxv over the cached A', with u_first = true)
+  // Pull: t(i) = add_k mul(M(i,k), u(k)) over row i of M (args.A = M), u dense or
+  // sparse (the entry may build a dense copy or bitmap of a sparse u). A row with no
+  // k where both M(i,k) and u(k) are present gives an absent t(i). With a dense u this
+  // is one SpMV: the natural result is dense t with present(i) = row i non-empty.
+  void (*mxv_pull)(const MxvArgs& args);
+  // Push: for every present u(k), scatter row k of M' (args.A = M', n x m) into t:
+  // t(i) = add over those k of mul(M(i,k), u(k)). u is sparse (the frontier). Entries
+  // that receive no update are absent. The add order is unspecified (plus on floating
+  // point may round differently from pull; any_second may pick any term).
+  void (*mxv_push)(const MxvArgs& args);
+
+  // ---- element-wise. ewise_add: union of the patterns, op(a, b) where both are
+  // present, the present value alone elsewhere. ewise_mult: intersection, op(a, b).
+  // T = A op B, both sparse m x n; T is replaced by the sparse result.
+  void (*ewise_sparse)(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, BinaryOpId op,
+                       EwiseKind kind);
+  // T(i,j) = op(A(i,j), B(i,j)) for every entry (dense has no absent entries, so add and
+  // mult agree). A and B may have either layout; T is core-allocated row-major.
+  void (*ewise_dense)(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, BinaryOpId op);
+  // t = u op v, each dense or sparse, with the add / mult pattern rule (a dense vector
+  // has every entry present). Result in any VectorResult form.
+  void (*ewise_vector)(VectorResult& t, const VectorStorage& u, const VectorStorage& v, BinaryOpId op,
+                       EwiseKind kind);
+
+  // ---- apply: out[k] = f(in[k]) for k < count, on a flat array of `type`, in place
+  // allowed (out == in). The core uses it on a sparse matrix's or vector's values
+  // (pattern copied unchanged) and on a dense matrix's data (ld = inner size).
+  void (*apply_values)(void* out, const void* in, Index count, TypeId type, const ApplyArgs& f, int ordinal);
+
+  // ---- reduce over a monoid.
+  // t(i) = add of row i of A (sparse m x n); an empty row gives an absent t(i). Any
+  // VectorResult form (dense + present = "row non-empty" is natural for one kernel).
+  void (*reduce_rows_sparse)(VectorResult& t, const SparseStorage& A, MonoidId m);
+  // t(i) = add of row i of A (dense, either layout; a row of a 0-column matrix is the
+  // identity). t is dense with every entry present; the entry replaces `t`.
+  void (*reduce_rows_dense)(VectorStorage& t, const DenseStorage& A, MonoidId m);
+  // The add of values[0 .. count) (identity when count == 0), returned on the host in
+  // *result (one value of `type`). The core reduces a sparse matrix's or a vector's
+  // values and a dense matrix's data with it.
+  void (*reduce_values)(ScalarBytes& result, const void* values, Index count, TypeId type, MonoidId m,
+                        int ordinal);
+
+  // ---- select: keep the entries where the predicate holds, same shape.
+  void (*select_sparse)(SparseStorage& T, const SparseStorage& A, const SelectPredicate& p);
+  // t = the kept entries of u (dense or sparse); t is replaced by a sparse vector.
+  void (*select_vector)(VectorStorage& t, const VectorStorage& u, const SelectPredicate& p);
+
+  // ---- extract: T(a, b) = A(rows[a], cols[b]), T is |rows| x |cols|, replaced by a
+  // sparse result (lists may repeat and be unsorted; each row of T sorted by b).
+  void (*extract_sparse)(SparseStorage& T, const SparseStorage& A, const IndexArray& rows,
+                         const IndexArray& cols);
+  // t(a) = u(indices[a]) (absent where u(indices[a]) is absent); t has size |indices|;
+  // any VectorResult form.
+  void (*extract_vector)(VectorResult& t, const VectorStorage& u, const IndexArray& indices);
+
+  // ---- assign, the region step (GrB_assign without its mask): Z = C, except on the
+  // region R = rows x cols, where Z(rows[a], cols[b]) = accum(C(rows[a], cols[b]),
+  // S(a, b)) with S = A (or, when A is null, every (a, b) holding *scalar). Without an
+  // accumulator (accum == none) Z on R is S alone: entries of C on R with no S entry
+  // are deleted. With one, Z on R is the union (accum where both exist). rows / cols
+  // hold no repeats. Z is replaced by a sparse result; the core then applies the mask
+  // with write_sparse (no accumulator).
+  void (*assign_sparse)(SparseStorage& Z, const SparseStorage& C, const SparseStorage* A,
+                        const ScalarBytes& scalar, const IndexArray& rows, const IndexArray& cols,
+                        BinaryOpId accum);
+  // The same for vectors: Z = w except Z(indices[a]) = accum(w(indices[a]), u(a)) (or
+  // the scalar when u is null) on the region. w and u dense or sparse. Any
+  // VectorResult form; for a dense w the natural one is dense + present.
+  void (*assign_vector)(VectorResult& Z, const VectorStorage& w, const VectorStorage* u,
+                        const ScalarBytes& scalar, const IndexArray& indices, BinaryOpId accum);
+
   // C<M, replace> = accum(C, T): the last step of every operation with a dense output.
   void (*write_dense)(DenseStorage& C, const DenseProduct& T, const Options& o, const ScalarBytes& identity);
   // The same for a sparse output; T's pattern is exactly the entries it holds.
   void (*write_sparse)(SparseStorage& C, SparseStorage& T, const Options& o);  // T is consumed
+  // w<m, replace> = accum(w, t): the last step of every operation with a vector output.
+  // o.mask is empty or a Vector mask of w's size (dense or sparse storage; value or
+  // structural; maybe complemented); o.accum is none or an operator of w's type.
+  // w keeps its storage kind:
+  //  * sparse w: exactly GraphBLAS (Z = accum ? union with accum where both : t; then
+  //    w(i) = Z(i) where the mask allows, old w(i) elsewhere unless replace, where it is
+  //    absent). w is replaced by a fresh sparse storage with sorted indices.
+  //  * dense w: where the mask allows, w(i) = accum(w(i), t(i)) (or t(i)) when t(i) is
+  //    present; when t(i) is absent, w(i) is kept with an accumulator and set to
+  //    `identity` without one. Where the mask excludes i: `identity` under replace, else
+  //    w(i) is kept. t's values at excluded or absent positions are never read.
+  // t is consumed (the entry may move its buffers into w).
+  void (*write_vector)(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity);
 };
 
 GEBLAS_API const Backend& cpu_backend();
