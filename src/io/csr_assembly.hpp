@@ -1,0 +1,155 @@
+// Turning entries read in file order into geblas CSR (sorted, unique columns per row):
+// a stable counting sort by row, a per-row column sort only where a row is out of
+// order, then duplicates combined (or reported) and zeros dropped. Stability keeps file
+// order among equal (i, j), so duplicates combine as dup(dup(v1, v2), v3).
+//
+// It is separate from detail::build_csr (src/core/build.cpp) because a file reader
+// needs 32-bit coordinates to halve memory on large files, must name the file lines of
+// a duplicate rather than tuple numbers, and wants the common already-sorted file to
+// cost one pass.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "geblas/binary_op.hpp"
+#include "geblas/detail/storage.hpp"
+#include "geblas/sparse_matrix.hpp"
+
+namespace geblas::io::detail {
+
+// Values as read; bool is kept as a byte so that std::vector stays a plain array.
+template <class T>
+using Stored = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
+
+// Entries in file order (after mirroring). `vals` is empty for a pattern file: every
+// value is 1.
+template <class T>
+struct Coo {
+  std::vector<ColIndex> rows, cols;
+  std::vector<Stored<T>> vals;
+  void reserve(std::size_t n, bool with_values) {
+    rows.reserve(n);
+    cols.reserve(n);
+    if (with_values) vals.reserve(n);
+  }
+};
+
+// `on_duplicate(row, col)` is called (and must throw) when (row, col) occurs twice and
+// `dup` names no operator.
+template <class T, class OnDuplicate>
+geblas::detail::SparseStorage assemble_csr(Index nrows, Index ncols, Coo<T>& coo, Duplicates dup, bool drop_zeros,
+                                           OnDuplicate&& on_duplicate) {
+  using geblas::detail::RawBuffer;
+  const Device host = Device::cpu();
+  const std::size_t n_in = coo.rows.size();
+  const bool pattern = coo.vals.empty();
+  geblas::detail::SparseStorage s = geblas::detail::make_sparse(nrows, ncols, type_id<T>, host);
+  Index* ro = s.row_offsets.as<Index>();
+  std::fill(ro, ro + nrows + 1, Index{0});
+  for (std::size_t k = 0; k < n_in; ++k) ++ro[coo.rows[k] + 1];
+  for (Index i = 0; i < nrows; ++i) ro[i + 1] += ro[i];
+
+  RawBuffer cols_buf(n_in * sizeof(ColIndex), host);
+  RawBuffer vals_buf(n_in * sizeof(T), host);
+  ColIndex* ci = cols_buf.as<ColIndex>();
+  T* v = vals_buf.as<T>();
+  {
+    std::vector<Index> next(ro, ro + nrows);
+    for (std::size_t k = 0; k < n_in; ++k) {
+      const Index p = next[coo.rows[k]]++;
+      ci[p] = coo.cols[k];
+      v[p] = pattern ? T(1) : static_cast<T>(coo.vals[k]);
+    }
+  }
+  coo = Coo<T>{};  // release the file-order copy before the sort
+
+  // Rows out of column order (rare in real files) are sorted by (column, position),
+  // which is a stable sort by column.
+  Index repeats = 0;
+  // Threads only pay off on large inputs (a parallel region costs ~0.1 ms even idle).
+#pragma omp parallel reduction(+ : repeats) if (n_in > (std::size_t{1} << 18))
+  {
+    std::vector<std::uint64_t> keys;
+    std::vector<Stored<T>> tmp;
+#pragma omp for schedule(dynamic, 1024)
+    for (Index i = 0; i < nrows; ++i) {
+      const Index b = ro[i], e = ro[i + 1];
+      if (!std::is_sorted(ci + b, ci + e)) {
+        keys.resize(static_cast<std::size_t>(e - b));
+        tmp.assign(v + b, v + e);
+        for (Index k = b; k < e; ++k)
+          keys[k - b] = (static_cast<std::uint64_t>(ci[k]) << 32) | static_cast<std::uint64_t>(k - b);
+        std::sort(keys.begin(), keys.end());
+        for (Index k = b; k < e; ++k) {
+          ci[k] = static_cast<ColIndex>(keys[k - b] >> 32);
+          v[k] = tmp[keys[k - b] & 0xffffffffu];
+        }
+      }
+      for (Index k = b + 1; k < e; ++k) repeats += ci[k] == ci[k - 1];
+    }
+  }
+
+  if (repeats > 0 && !dup.op) {
+    for (Index i = 0; i < nrows; ++i)
+      for (Index k = ro[i] + 1; k < ro[i + 1]; ++k)
+        if (ci[k] == ci[k - 1]) on_duplicate(i, static_cast<Index>(ci[k]));
+  }
+
+  Index nvals = static_cast<Index>(n_in);
+  if (repeats > 0 || drop_zeros) {
+    // One in-place forward pass: combine equal columns, then drop zeros of the row.
+    auto compact = [&](auto combine) {
+      Index w = 0, old_begin = 0;
+      for (Index i = 0; i < nrows; ++i) {
+        const Index old_end = ro[i + 1];
+        const Index row_start = w;
+        for (Index k = old_begin; k < old_end; ++k) {
+          if (w > row_start && ci[w - 1] == ci[k]) {
+            v[w - 1] = combine(v[w - 1], v[k]);
+          } else {
+            ci[w] = ci[k];
+            v[w] = v[k];
+            ++w;
+          }
+        }
+        if (drop_zeros) {
+          Index w2 = row_start;
+          for (Index k = row_start; k < w; ++k)
+            if (!(v[k] == T(0))) {
+              ci[w2] = ci[k];
+              v[w2] = v[k];
+              ++w2;
+            }
+          w = w2;
+        }
+        old_begin = old_end;
+        ro[i + 1] = w;
+      }
+      return w;
+    };
+    if (dup.op)
+      nvals = visit_binary_op<T>(*dup.op, [&]<class Op>() { return compact([](T a, T b) { return static_cast<T>(Op::apply(a, b)); }); });
+    else
+      nvals = compact([](T a, T) { return a; });  // no repeats here: on_duplicate threw
+  }
+
+  s.nvals = nvals;
+  if (static_cast<std::size_t>(nvals) == n_in) {
+    s.col_indices = std::move(cols_buf);
+    s.values = std::move(vals_buf);
+  } else {
+    s.col_indices = RawBuffer(static_cast<std::size_t>(nvals) * sizeof(ColIndex), host);
+    s.values = RawBuffer(static_cast<std::size_t>(nvals) * sizeof(T), host);
+    if (nvals) {
+      std::memcpy(s.col_indices.data(), ci, static_cast<std::size_t>(nvals) * sizeof(ColIndex));
+      std::memcpy(s.values.data(), v, static_cast<std::size_t>(nvals) * sizeof(T));
+    }
+  }
+  return s;
+}
+
+}  // namespace geblas::io::detail

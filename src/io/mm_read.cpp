@@ -1,0 +1,239 @@
+// Reading Matrix Market files into geblas storage: coordinate files into CSR (mirroring
+// symmetric and skew-symmetric ones), array files into dense or CSR storage. One pass
+// over large buffered blocks with std::from_chars, no allocation per entry; the file's
+// own header never makes the reader reserve more than the file could hold.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "geblas/io.hpp"
+#include "io/csr_assembly.hpp"
+#include "io/mm_header.hpp"
+#include "io/text_numbers.hpp"
+
+namespace geblas::io::detail {
+namespace {
+
+using geblas::detail::DenseStorage;
+using geblas::detail::RawBuffer;
+using geblas::detail::SparseStorage;
+
+// Entries a file of `bytes` (decompressed) could hold: a coordinate line is at least
+// "i j\n" (4 bytes), an array line at least "v\n" (2 bytes).
+std::size_t reserve_bound(const ByteSource& src, Index wanted, std::size_t min_line_bytes) {
+  const std::uint64_t by_size = src.max_content_bytes() / min_line_bytes;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(wanted), by_size));
+}
+
+// A line that carries no entry: blank, or a '%' comment (accepted anywhere).
+inline bool skip_line(std::string_view line) {
+  for (char c : line) {
+    if (c == '%') return true;
+    if (!is_blank(c)) return false;
+  }
+  return true;
+}
+
+[[noreturn]] void too_few(const std::string& path, long long last_line, Index expected, Index found) {
+  throw ParseError(path, last_line + 1,
+                   "unexpected end of file: the size line announces " + std::to_string(expected) +
+                       " entries, the file has " + std::to_string(found));
+}
+
+[[noreturn]] void too_many(const Where& w, Index expected) {
+  fail(w, "too many entries: the size line announces " + std::to_string(expected));
+}
+
+template <class T>
+void read_coordinate(LineReader& lines, const MmHeader& h, Coo<T>& coo) {
+  const std::string& path = lines.source().path();
+  const bool mirror = h.symmetry != MmSymmetry::general;
+  const bool skew = h.symmetry == MmSymmetry::skew_symmetric;
+  const bool pattern = h.field == MmField::pattern;
+  const bool integer = h.field == MmField::integer;
+  coo.reserve(reserve_bound(lines.source(), h.entries, 4) * (mirror ? 2 : 1), !pattern);
+  Index seen = 0;
+  std::string_view line;
+  while (lines.next(line)) {
+    if (skip_line(line)) continue;
+    const Where w{path, lines.line_number()};
+    if (seen == h.entries) too_many(w, h.entries);
+    Tokens t(line);
+    const Index i = parse_index(t.next(), h.nrows, "row index", w);
+    const Index j = parse_index(t.next(), h.ncols, "column index", w);
+    if (skew && i == j) fail(w, "diagonal entry (" + std::to_string(i + 1) + ", " + std::to_string(i + 1) +
+                                    ") in a skew-symmetric file (its diagonal is zero and not stored)");
+    T value = T(1);
+    if (!pattern) value = parse_value<T>(t.next(), integer, w);
+    if (!t.done()) fail(w, "unexpected text after the entry: " + quoted(t.next()));
+    coo.rows.push_back(static_cast<ColIndex>(i));
+    coo.cols.push_back(static_cast<ColIndex>(j));
+    if (!pattern) coo.vals.push_back(static_cast<Stored<T>>(value));
+    if (mirror && i != j) {
+      coo.rows.push_back(static_cast<ColIndex>(j));
+      coo.cols.push_back(static_cast<ColIndex>(i));
+      if (!pattern) coo.vals.push_back(static_cast<Stored<T>>(skew ? negate_checked(value, w) : value));
+    }
+    ++seen;
+  }
+  if (seen < h.entries) too_few(path, lines.line_number(), h.entries, seen);
+}
+
+// Rereads the file to name the two lines that give entry (r, c) (0-based, after
+// mirroring): only reached on the error path, so the common path stores no line numbers.
+[[noreturn]] void report_duplicate(const std::string& path, Index r, Index c) {
+  ByteSource src(path);
+  LineReader lines(src);
+  const MmHeader h = read_mm_header(lines, true);
+  const bool mirror = h.symmetry != MmSymmetry::general;
+  long long first = 0;
+  std::string_view line;
+  while (lines.next(line)) {
+    if (skip_line(line)) continue;
+    const Where w{path, lines.line_number()};
+    Tokens t(line);
+    const Index i = parse_index(t.next(), h.nrows, "row index", w);
+    const Index j = parse_index(t.next(), h.ncols, "column index", w);
+    if ((i == r && j == c) || (mirror && i == c && j == r)) {
+      if (first == 0) {
+        first = w.line;
+        continue;
+      }
+      fail(w, "duplicate entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")" +
+                  (mirror ? " (counting mirrored entries)" : "") + ": already given on line " + std::to_string(first) +
+                  "; pass ReadOptions::duplicates to combine duplicates");
+    }
+  }
+  throw ParseError(path, first, "duplicate entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")");
+}
+
+// The values of an array file in file order (column-major over the stored triangle).
+template <class T>
+std::vector<Stored<T>> read_array_values(LineReader& lines, const MmHeader& h) {
+  const std::string& path = lines.source().path();
+  const bool integer = h.field == MmField::integer;
+  const bool skew = h.symmetry == MmSymmetry::skew_symmetric;
+  std::vector<Stored<T>> vals;
+  vals.reserve(reserve_bound(lines.source(), h.entries, 2));
+  std::string_view line;
+  while (lines.next(line)) {
+    if (skip_line(line)) continue;
+    const Where w{path, lines.line_number()};
+    if (static_cast<Index>(vals.size()) == h.entries) too_many(w, h.entries);
+    Tokens t(line);
+    const T value = parse_value<T>(t.next(), integer, w);
+    if (!t.done()) fail(w, "unexpected text after the value (an array file has one value per line): " + quoted(t.next()));
+    if (skew) negate_checked(value, w);
+    vals.push_back(static_cast<Stored<T>>(value));
+  }
+  if (static_cast<Index>(vals.size()) < h.entries)
+    too_few(path, lines.line_number(), h.entries, static_cast<Index>(vals.size()));
+  return vals;
+}
+
+// An array file's values as a full row-major matrix (mirrored where the file is
+// symmetric or skew-symmetric).
+template <class T>
+DenseStorage array_to_dense(const MmHeader& h, const std::vector<Stored<T>>& vals) {
+  DenseStorage d = geblas::detail::make_dense(h.nrows, h.ncols, Layout::row_major, type_id<T>, Device::cpu());
+  T* out = d.data.as<T>();
+  const Index m = h.nrows, n = h.ncols;
+  std::size_t k = 0;
+  if (h.symmetry == MmSymmetry::general) {
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < m; ++i) out[i * n + j] = static_cast<T>(vals[k++]);
+  } else {
+    const bool skew = h.symmetry == MmSymmetry::skew_symmetric;
+    for (Index j = 0; j < n; ++j) {
+      if (skew) out[j * n + j] = T(0);
+      for (Index i = skew ? j + 1 : j; i < m; ++i) {
+        const T x = static_cast<T>(vals[k++]);
+        out[i * n + j] = x;
+        if constexpr (std::is_same_v<T, bool>) out[j * n + i] = x;  // skew bool values are all 0
+        else out[j * n + i] = skew ? static_cast<T>(-x) : x;
+      }
+    }
+  }
+  return d;
+}
+
+template <class T>
+SparseStorage dense_to_csr(const DenseStorage& d, bool drop_zeros) {
+  const Index m = d.nrows, n = d.ncols;
+  const T* a = d.data.as<T>();
+  Index nvals = 0;
+  if (drop_zeros) {
+    for (Index k = 0; k < m * n; ++k) nvals += !(a[k] == T(0));
+  } else {
+    nvals = m * n;
+  }
+  SparseStorage s = geblas::detail::make_sparse(m, n, type_id<T>, Device::cpu());
+  s.nvals = nvals;
+  s.col_indices = RawBuffer(static_cast<std::size_t>(nvals) * sizeof(ColIndex), Device::cpu());
+  s.values = RawBuffer(static_cast<std::size_t>(nvals) * sizeof(T), Device::cpu());
+  Index* ro = s.row_offsets.as<Index>();
+  ColIndex* ci = s.col_indices.as<ColIndex>();
+  T* v = s.values.as<T>();
+  Index p = 0;
+  ro[0] = 0;
+  for (Index i = 0; i < m; ++i) {
+    for (Index j = 0; j < n; ++j) {
+      const T x = a[i * n + j];
+      if (drop_zeros && x == T(0)) continue;
+      ci[p] = static_cast<ColIndex>(j);
+      v[p] = x;
+      ++p;
+    }
+    ro[i + 1] = p;
+  }
+  return s;
+}
+
+template <class T>
+SparseStorage read_sparse(const std::string& path, const ReadOptions& options) {
+  ByteSource src(path);
+  LineReader lines(src);
+  const MmHeader h = read_mm_header(lines, options.duplicates.op.has_value());
+  if (h.format == MmFormat::array) {
+    const auto vals = read_array_values<T>(lines, h);
+    return dense_to_csr<T>(array_to_dense<T>(h, vals), options.drop_zeros);
+  }
+  Coo<T> coo;
+  read_coordinate<T>(lines, h, coo);
+  return assemble_csr<T>(h.nrows, h.ncols, coo, options.duplicates, options.drop_zeros,
+                         [&](Index r, Index c) { report_duplicate(path, r, c); });
+}
+
+template <class T>
+DenseStorage read_dense(const std::string& path) {
+  ByteSource src(path);
+  LineReader lines(src);
+  const MmHeader h = read_mm_header(lines);
+  if (h.format == MmFormat::array) return array_to_dense<T>(h, read_array_values<T>(lines, h));
+  // A coordinate file (GNN feature matrices are stored so): absent entries are zero.
+  Coo<T> coo;
+  read_coordinate<T>(lines, h, coo);
+  const SparseStorage s = assemble_csr<T>(h.nrows, h.ncols, coo, Duplicates{}, false,
+                                          [&](Index r, Index c) { report_duplicate(path, r, c); });
+  DenseStorage d = geblas::detail::make_dense(h.nrows, h.ncols, Layout::row_major, type_id<T>, Device::cpu());
+  T* out = d.data.as<T>();
+  std::fill(out, out + h.nrows * h.ncols, T(0));
+  const Index* ro = s.row_offsets.as<Index>();
+  const ColIndex* ci = s.col_indices.as<ColIndex>();
+  const T* v = s.values.as<T>();
+  for (Index i = 0; i < h.nrows; ++i)
+    for (Index k = ro[i]; k < ro[i + 1]; ++k) out[i * h.ncols + ci[k]] = v[k];
+  return d;
+}
+
+}  // namespace
+
+geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId type, const ReadOptions& options) {
+  return visit_type(type, [&]<class T>() { return read_sparse<T>(path, options); });
+}
+
+geblas::detail::DenseStorage read_matrix_market_dense(const std::string& path, TypeId type) {
+  return visit_type(type, [&]<class T>() { return read_dense<T>(path); });
+}
+
+}  // namespace geblas::io::detail
