@@ -1,0 +1,91 @@
+// select on the host: keep the entries where an index-unary predicate holds (GraphBLAS
+// GrB_select). Sparse matrices count and fill each row; vectors (an n x 1 column, so
+// j = 0) compact into a sparse result.
+#include <vector>
+
+#include "cpu/csr_builder.hpp"
+#include "cpu/kernels.hpp"
+
+namespace geblas::detail::cpu {
+namespace {
+
+// Calls f(pred) with a lambda (i, j, x) -> bool for the predicate, specialised per id
+// so that the inner loops carry no switch.
+template <class V, class F>
+void with_predicate(const SelectPredicate& p, F&& f) {
+  const Index k = p.k;
+  const V y = *static_cast<const V*>(p.threshold.data());
+  switch (p.op) {
+    case SelectOpId::tril: return f([k](Index i, Index j, V) { return j <= i + k; });
+    case SelectOpId::triu: return f([k](Index i, Index j, V) { return j >= i + k; });
+    case SelectOpId::diag: return f([k](Index i, Index j, V) { return j == i + k; });
+    case SelectOpId::offdiag: return f([k](Index i, Index j, V) { return j != i + k; });
+    case SelectOpId::row_le: return f([k](Index i, Index, V) { return i <= k; });
+    case SelectOpId::row_gt: return f([k](Index i, Index, V) { return i > k; });
+    case SelectOpId::col_le: return f([k](Index, Index j, V) { return j <= k; });
+    case SelectOpId::col_gt: return f([k](Index, Index j, V) { return j > k; });
+    case SelectOpId::value_eq: return f([y](Index, Index, V x) { return x == y; });
+    case SelectOpId::value_ne: return f([y](Index, Index, V x) { return x != y; });
+    case SelectOpId::value_lt: return f([y](Index, Index, V x) { return x < y; });
+    case SelectOpId::value_le: return f([y](Index, Index, V x) { return x <= y; });
+    case SelectOpId::value_gt: return f([y](Index, Index, V x) { return x > y; });
+    case SelectOpId::value_ge: return f([y](Index, Index, V x) { return x >= y; });
+    case SelectOpId::nonzero: return f([](Index, Index, V x) { return x != V(0); });
+  }
+  throw InvalidValue("select: unknown predicate id");
+}
+
+}  // namespace
+
+void select_sparse(SparseStorage& T, const SparseStorage& A, const SelectPredicate& p) {
+  const Index* ro = A.row_offsets.as<Index>();
+  const ColIndex* ci = A.col_indices.as<ColIndex>();
+  visit_type(A.type, [&]<class V>() {
+    const V* av = A.values.as<V>();
+    with_predicate<V>(p, [&](auto keep) {
+      T = build_csr_rows<V>(
+          A.nrows, A.ncols, A.type,
+          [&](Index i) {
+            Index c = 0;
+            for (Index q = ro[i]; q < ro[i + 1]; ++q) c += keep(i, ci[q], av[q]);
+            return c;
+          },
+          [&](Index i, ColIndex* cols, V* vals) {
+            for (Index q = ro[i]; q < ro[i + 1]; ++q)
+              if (keep(i, ci[q], av[q])) {
+                *cols++ = ci[q];
+                *vals++ = av[q];
+              }
+          });
+    });
+  });
+}
+
+void select_vector(VectorStorage& t, const VectorStorage& u, const SelectPredicate& p) {
+  visit_type(u.type, [&]<class V>() {
+    const V* uv = u.values.as<V>();
+    const ColIndex* ui = u.dense ? nullptr : u.indices.as<ColIndex>();
+    with_predicate<V>(p, [&](auto keep) {
+      std::vector<ColIndex> idx;
+      std::vector<Index> src;
+      for (Index q = 0; q < u.nvals; ++q) {
+        const Index i = ui ? ui[q] : q;
+        if (keep(i, 0, uv[q])) {
+          idx.push_back(static_cast<ColIndex>(i));
+          src.push_back(q);
+        }
+      }
+      VectorStorage out = make_sparse_vector(u.size, u.type, Device::cpu());
+      out.nvals = static_cast<Index>(idx.size());
+      out.indices = RawBuffer(idx.size() * sizeof(ColIndex), Device::cpu());
+      out.values = RawBuffer(idx.size() * sizeof(V), Device::cpu());
+      for (std::size_t q = 0; q < idx.size(); ++q) {
+        out.indices.as<ColIndex>()[q] = idx[q];
+        out.values.as<V>()[q] = uv[src[q]];
+      }
+      t = std::move(out);
+    });
+  });
+}
+
+}  // namespace geblas::detail::cpu
