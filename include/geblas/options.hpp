@@ -30,6 +30,11 @@ struct Options {
   // "row_split", "merge_path". An unknown or inapplicable name is an InvalidValue
   // error, never a silent fallback. Meant for tests and benchmarks.
   std::string_view variant{};
+  // Let float products run on tensor cores in TF32 (10-bit mantissa inputs, fp32
+  // accumulation; expect a relative error near 1e-3 instead of fp32's 1e-6). Off by
+  // default: without it the dispatcher never picks a tensor-core variant for float,
+  // and forcing one ("tc_window", "tc_window_all") is an InvalidValue error.
+  bool allow_tf32 = false;
 };
 
 }  // namespace geblas

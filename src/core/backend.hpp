@@ -15,6 +15,7 @@
 #include "geblas/select_op.hpp"
 #include "geblas/unary_op.hpp"
 #include "geblas/semiring.hpp"
+#include "geblas/tensor_cores.hpp"
 #include "geblas/trace.hpp"
 
 namespace geblas::detail {
@@ -31,6 +32,7 @@ struct SpmmArgs {
   bool accumulate = false;
   std::string_view variant{};  // forced variant; empty: the backend chooses
   DispatchRecord* record = nullptr;
+  bool allow_tf32 = false;  // Options::allow_tf32: float may run on tensor cores in TF32
 };
 
 // A dense product T (row-major, on the backend's device) and which of its entries are
@@ -242,6 +244,9 @@ struct Backend {
   //    w(i) is kept. t's values at excluded or absent positions are never read.
   // t is consumed (the entry may move its buffers into w).
   void (*write_vector)(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity);
+
+  // The row-window plan of the tensor-core SpMM (built and cached on first use).
+  WindowPlanInfo (*window_plan)(const SparseStorage& A);
 };
 
 GEBLAS_API const Backend& cpu_backend();

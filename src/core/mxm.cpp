@@ -111,9 +111,9 @@ void mxm(DenseStorage& C, const SparseStorage& A, const DenseStorage& B, Semirin
   DispatchRecord& rec = begin_dispatch(op, be.name);
   auto spmm = required(be.mxm_sparse_dense, op, C.device);
   if (direct) {
-    spmm({plan.a_sparse, plan.b_dense, &C, s, !o.accum.empty(), o.variant, &rec});
+    spmm({plan.a_sparse, plan.b_dense, &C, s, !o.accum.empty(), o.variant, &rec, o.allow_tf32});
   } else {
-    spmm({plan.a_sparse, plan.b_dense, &plan.t_dense, s, false, o.variant, &rec});
+    spmm({plan.a_sparse, plan.b_dense, &plan.t_dense, s, false, o.variant, &rec, o.allow_tf32});
     required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
   }
   end_dispatch();

@@ -7,6 +7,8 @@
 #include "core/backend.hpp"
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
+#include "cuda/spmm/tc_window.cuh"
+#include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail {
 
@@ -103,6 +105,7 @@ const Backend* cuda_backend() {
   static const Backend table = [] {
     Backend b{};
     b.name = "cuda";
+    b.window_plan = cuda::window_plan_info;
     b.allocate = cuda::device_allocate;
     b.deallocate = cuda::device_deallocate;
     b.zero = cuda::device_zero;

@@ -1,0 +1,314 @@
+// The tensor-core row-window SpMM (variants tc_window and tc_window_all, float
+// plus_times in TF32). A block takes one 16-row window and up to 128 columns of C: it
+// stages the window's entries, 64 condensed columns at a time, as a dense 16 x 64 TF32
+// tile in shared memory, gathers the matching rows of B straight into mma fragments and
+// runs mma.sync.m16n8k8 (fp32 accumulation). Windows the cost model keeps off tensor
+// cores run on a CUDA-core kernel with one warp per row (GE-SpMM's row caching: a warp
+// reads 32 entries at once and broadcasts them with shuffles).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "cuda/check.cuh"
+#include "cuda/context.cuh"
+#include "cuda/spmm/tc_window.cuh"
+#include "cuda/spmm/window_plan.cuh"
+
+namespace geblas::detail::cuda {
+namespace {
+
+struct TcWindowPolicy {
+  static constexpr int rows = WindowPolicy::window_rows;  // mma M
+  // Condensed columns staged per shared-memory step (8 mma k-steps between two
+  // barriers). Not tuned yet: chosen so that one step covers the typical tensor-core
+  // window, whose distinct columns are few by the cost model's definition.
+  static constexpr int k_chunk = 64;
+  // Row padding of the staged tile: with rows 68 words apart, the fragment loads
+  // (row lane/4, column lane%4) of a warp fall into 32 different banks.
+  static constexpr int pad = 4;
+  static constexpr int warp_n = 32;    // columns of C per warp: 4 mma n8 tiles
+  static constexpr int max_warps = 4;  // a block covers up to 128 columns of C
+};
+
+struct CoreRowsPolicy {
+  static constexpr int warps = 8;          // rows per block of the CUDA-core kernel
+  static constexpr int cols_per_lane = 4;  // a warp covers 128 columns of C per block
+};
+
+constexpr unsigned full_mask = 0xffffffffu;
+
+struct Operands {
+  const Index* __restrict__ ro;
+  const ColIndex* __restrict__ ci;
+  const float* __restrict__ av;
+  const int* __restrict__ local;  // condensed column of each entry
+  const int* __restrict__ wcols;  // condensed column -> column of A
+  const int* __restrict__ wco;    // window -> first condensed column
+  Index nrows;
+  Index n;
+  const float* __restrict__ b;
+  Index ldb;
+  bool b_row_major;
+  float* c;
+  Index ldc;
+  bool c_row_major;
+  bool accumulate;
+};
+
+__device__ __forceinline__ float load_b(const Operands& op, Index k, Index j) {
+  return __ldg(op.b + (op.b_row_major ? k * op.ldb + j : j * op.ldb + k));
+}
+__device__ __forceinline__ float& c_at(const Operands& op, Index i, Index j) {
+  return op.c[op.c_row_major ? i * op.ldc + j : j * op.ldc + i];
+}
+
+__device__ __forceinline__ unsigned to_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+// d += a (16x8, row-major fragment) * b (8x8, column-major fragment), fp32 accumulate.
+__device__ __forceinline__ void mma_tf32(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                         unsigned b0, unsigned b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// grid: (windows in the list, column blocks of C); block: 32, 64 or 128 threads.
+__global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
+    tc_windows_kernel(Operands op, const int* __restrict__ window_list) {
+  using P = TcWindowPolicy;
+  __shared__ unsigned tile[P::rows][P::k_chunk + P::pad];
+  const int w = window_list ? window_list[blockIdx.x] : static_cast<int>(blockIdx.x);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int nthreads = static_cast<int>(blockDim.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const Index row0 = static_cast<Index>(w) * P::rows;
+  const int col_begin = op.wco[w];
+  const int ncols = op.wco[w + 1] - col_begin;
+
+  // Staging: `per_row` consecutive threads walk one row of the window. Entries of a row
+  // are sorted by column, hence by condensed column, so each step continues where the
+  // last one stopped.
+  const int per_row = nthreads / P::rows;  // 2, 4 or 8: a power of two within a warp
+  const int r = tid / per_row, sub = tid % per_row;
+  Index p = 0, end = 0;
+  if (row0 + r < op.nrows) {
+    p = op.ro[row0 + r];
+    end = op.ro[row0 + r + 1];
+  }
+  const Index n0 = static_cast<Index>(blockIdx.y) * (nthreads / 32) * P::warp_n + warp * P::warp_n;
+  const bool warp_active = n0 < op.n;
+
+  float acc[4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+
+  for (int k0 = 0; k0 < ncols; k0 += P::k_chunk) {
+    for (int i = tid; i < P::rows * (P::k_chunk + P::pad); i += nthreads) (&tile[0][0])[i] = 0u;
+    __syncthreads();
+    long long stop = end;
+    for (Index e = p + sub; e < end; e += per_row) {
+      const int lc = op.local[e] - k0;
+      if (lc >= P::k_chunk) {
+        stop = e;
+        break;
+      }
+      tile[r][lc] = to_tf32(op.av[e]);
+    }
+    // The row's first entry beyond this chunk is the smallest stop of its threads.
+    for (int o = 1; o < per_row; o <<= 1) stop = min(stop, __shfl_xor_sync(full_mask, stop, o));
+    p = stop;
+    __syncthreads();
+
+    if (warp_active) {
+      const int ksteps = (min(P::k_chunk, ncols - k0) + 7) / 8;
+      for (int ks = 0; ks < ksteps; ++ks) {
+        const int kk = ks * 8;
+        const unsigned a0 = tile[g][kk + t], a1 = tile[g + 8][kk + t];
+        const unsigned a2 = tile[g][kk + t + 4], a3 = tile[g + 8][kk + t + 4];
+        const int q0 = k0 + kk + t, q1 = q0 + 4;
+        const int c0 = q0 < ncols ? op.wcols[col_begin + q0] : -1;
+        const int c1 = q1 < ncols ? op.wcols[col_begin + q1] : -1;
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          if (n0 + nt * 8 < op.n) {  // warp-uniform
+            const Index j = n0 + nt * 8 + g;
+            const bool in = j < op.n;
+            const unsigned b0 = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
+            const unsigned b1 = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
+            mma_tf32(acc[nt], a0, a1, a2, a3, b0, b1);
+          }
+        }
+      }
+    }
+    __syncthreads();
+  }
+
+  if (!warp_active) return;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const Index row = row0 + g + 8 * half;
+      if (row >= op.nrows) continue;
+#pragma unroll
+      for (int q = 0; q < 2; ++q) {
+        const Index j = n0 + nt * 8 + 2 * t + q;
+        if (j >= op.n) continue;
+        const float v = acc[nt][2 * half + q];
+        float& out = c_at(op, row, j);
+        out = op.accumulate ? out + v : v;
+      }
+    }
+  }
+}
+
+// grid: (rows of the list / warps, column blocks of 128); one warp per row.
+__global__ void __launch_bounds__(CoreRowsPolicy::warps * 32)
+    core_rows_kernel(Operands op, const int* __restrict__ rows, Index count) {
+  using P = CoreRowsPolicy;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const Index idx = static_cast<Index>(blockIdx.x) * P::warps + (threadIdx.x >> 5);
+  if (idx >= count) return;  // the whole warp leaves together
+  const Index row = rows ? rows[idx] : idx;
+  const Index j0 = static_cast<Index>(blockIdx.y) * (32 * P::cols_per_lane) + lane;
+  float acc[P::cols_per_lane];
+#pragma unroll
+  for (int q = 0; q < P::cols_per_lane; ++q) acc[q] = 0.f;
+  const Index begin = op.ro[row], end = op.ro[row + 1];
+  for (Index e0 = begin; e0 < end; e0 += 32) {
+    int col = 0;
+    float val = 0.f;
+    if (e0 + lane < end) {
+      col = op.ci[e0 + lane];
+      val = op.av[e0 + lane];
+    }
+    const int m = static_cast<int>(min(static_cast<Index>(32), end - e0));
+#pragma unroll 4
+    for (int k = 0; k < m; ++k) {
+      const int ck = __shfl_sync(full_mask, col, k);
+      const float vk = __shfl_sync(full_mask, val, k);
+#pragma unroll
+      for (int q = 0; q < P::cols_per_lane; ++q) {
+        const Index j = j0 + 32 * q;
+        if (j < op.n) acc[q] = fmaf(vk, load_b(op, ck, j), acc[q]);
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < P::cols_per_lane; ++q) {
+    const Index j = j0 + 32 * q;
+    if (j >= op.n) continue;
+    float& out = c_at(op, row, j);
+    out = op.accumulate ? out + acc[q] : acc[q];
+  }
+}
+
+unsigned blocks(Index n, Index per) { return static_cast<unsigned>((n + per - 1) / per); }
+
+}  // namespace
+
+std::string tc_window_unsupported(const SpmmArgs& a) {
+  const SparseStorage& A = *a.A;
+  if (A.type != TypeId::float32)
+    return "computes float only (A is " + std::string(to_string(A.type)) + ")";
+  if (a.semiring != SemiringId::plus_times)
+    return std::string("computes plus_times only (tensor cores multiply and add), not ") + to_string(a.semiring);
+  if (!a.allow_tf32) return "runs float on TF32 tensor cores; set Options::allow_tf32 = true to allow that";
+  if (!A.device.is_cuda()) return "runs on CUDA devices only";
+  if (A.nvals >= (Index{1} << 31) - 1) return "indexes entries with int32 (A has " + std::to_string(A.nvals) + ")";
+  if (a.C->ncols > Index{65535} * 32) return "supports at most 2097120 columns of B";
+  return {};
+}
+
+double tc_window_share(const SparseStorage& A) {
+  if (A.nvals == 0) return 0;
+  auto plan = cached_window_plan(A);
+  auto route = cached_window_route(A, *plan, tc_window_threshold());
+  return static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals);
+}
+
+void tc_window_run(const SpmmArgs& a, WindowRouting routing) {
+  const char* name = routing == WindowRouting::all_tensor_cores ? "tc_window_all" : "tc_window";
+  if (std::string why = tc_window_unsupported(a); !why.empty())
+    throw InvalidValue(std::string("mxm(sparse x dense): variant ") + name + " " + why);
+  const SparseStorage& A = *a.A;
+  const DenseStorage& B = *a.B;
+  DenseStorage& C = *a.C;
+  const int ordinal = A.device.ordinal();
+  DeviceGuard guard(ordinal);
+  cudaStream_t s = stream(ordinal);
+  auto plan = cached_window_plan(A);
+
+  Operands op{};
+  op.ro = A.row_offsets.as<Index>();
+  op.ci = A.col_indices.as<ColIndex>();
+  op.av = A.values.as<float>();
+  op.local = plan->local_cols.as<int>();
+  op.wcols = plan->window_cols.as<int>();
+  op.wco = plan->window_col_offsets.as<int>();
+  op.nrows = A.nrows;
+  op.n = C.ncols;
+  op.b = B.data.as<float>();
+  op.ldb = B.ld;
+  op.b_row_major = B.layout == Layout::row_major;
+  op.c = C.data.as<float>();
+  op.ldc = C.ld;
+  op.c_row_major = C.layout == Layout::row_major;
+  op.accumulate = a.accumulate;
+
+  const Index n = C.ncols;
+  const int warps = n <= 32 ? 1 : n <= 64 ? 2 : TcWindowPolicy::max_warps;
+  const Index block_n = Index{warps} * TcWindowPolicy::warp_n;
+  const unsigned col_blocks = blocks(n, block_n);
+  const unsigned core_col_blocks = blocks(n, 32 * CoreRowsPolicy::cols_per_lane);
+  char reason[200];
+  if (routing == WindowRouting::all_tensor_cores) {
+    if (plan->windows > 0 && n > 0) {
+      tc_windows_kernel<<<dim3(static_cast<unsigned>(plan->windows), col_blocks), warps * 32, 0, s>>>(op, nullptr);
+      GEBLAS_CUDA_CHECK_LAUNCH();
+    }
+    std::snprintf(reason, sizeof(reason), "%lld windows of 16 rows, all on TF32 tensor cores",
+                  static_cast<long long>(plan->windows));
+  } else {
+    auto route = cached_window_route(A, *plan, tc_window_threshold());
+    if (route->tc_windows > 0 && n > 0) {
+      tc_windows_kernel<<<dim3(static_cast<unsigned>(route->tc_windows), col_blocks), warps * 32, 0, s>>>(
+          op, route->tc_window_list.as<int>());
+      GEBLAS_CUDA_CHECK_LAUNCH();
+    }
+    if (route->cc_rows > 0 && n > 0) {
+      core_rows_kernel<<<dim3(blocks(route->cc_rows, CoreRowsPolicy::warps), core_col_blocks),
+                         CoreRowsPolicy::warps * 32, 0, s>>>(op, route->cc_row_list.as<int>(), route->cc_rows);
+      GEBLAS_CUDA_CHECK_LAUNCH();
+    }
+    std::snprintf(reason, sizeof(reason),
+                  "%lld of %lld windows on TF32 tensor cores (%.0f%% of entries, threshold %.2g entries/column)",
+                  static_cast<long long>(route->tc_windows), static_cast<long long>(plan->windows),
+                  A.nvals ? 100.0 * static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals) : 0.0,
+                  route->threshold);
+  }
+  if (a.record) {
+    a.record->variant = name;
+    a.record->reason = std::string(a.variant.empty() ? "allow_tf32: " : "forced: ") + reason;
+  }
+}
+
+// Until the CUDA SpMM registry is on main, the backend's sparse x dense entry serves
+// the tensor-core variants only.
+void tc_window_only_spmm(const SpmmArgs& a) {
+  if (a.variant == "tc_window_all") return tc_window_run(a, WindowRouting::all_tensor_cores);
+  if (a.variant == "tc_window" || (a.variant.empty() && tc_window_unsupported(a).empty()))
+    return tc_window_run(a, WindowRouting::cost_model);
+  if (!a.variant.empty())
+    throw InvalidValue("mxm(sparse x dense): unknown variant '" + std::string(a.variant) + "' on cuda");
+  throw NotImplemented("mxm(sparse x dense) on cuda: only the tensor-core variants exist yet (" +
+                       tc_window_unsupported(a) + ")");
+}
+
+}  // namespace geblas::detail::cuda
