@@ -157,7 +157,11 @@ T parse_value(std::string_view tok, bool is_integer, const Where& w) {
   if (tok.empty()) fail(w, "missing value");
   long long iv = 0;
   bool overflow = false;
-  if (parse_int64(tok, iv, overflow)) return from_int<T>(iv, tok, w);
+  if (parse_int64(tok, iv, overflow)) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (iv == 0 && tok[0] == '-') return -T(0);  // "-0" keeps its sign, as a written -0.0 must
+    return from_int<T>(iv, tok, w);
+  }
   if (is_integer) {
     if (overflow) fail(w, "integer value " + quoted(tok) + " is out of the range of int64");
     fail(w, "value " + quoted(tok) + " is not an integer (the file's field is integer)");
