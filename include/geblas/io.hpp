@@ -47,14 +47,16 @@ template <Scalar T>
 SparseMatrix<T> read_matrix_market(const std::string& path, const ReadOptions& options = {},
                                    Device device = Device::cpu()) {
   SparseMatrix<T> A(detail::read_matrix_market(path, type_id<T>, options));
-  return device.is_cpu() ? A : A.to(device);
+  if (!device.is_cpu()) return A.to(device);
+  return A;  // not `cond ? A : A.to(device)`, which copies A
 }
 
 // An array-format file as a dense matrix.
 template <Scalar T>
 DenseMatrix<T> read_matrix_market_dense(const std::string& path, Device device = Device::cpu()) {
   DenseMatrix<T> A(detail::read_matrix_market_dense(path, type_id<T>));
-  return device.is_cpu() ? A : A.to(device);
+  if (!device.is_cpu()) return A.to(device);
+  return A;
 }
 
 // Writes a general coordinate file (pattern for bool, integer for int32/int64, real for
@@ -72,7 +74,8 @@ void write_matrix_market(const std::string& path, const DenseMatrix<T>& A) {
 template <Scalar T>
 SparseMatrix<T> read_binary(const std::string& path, Device device = Device::cpu()) {
   SparseMatrix<T> A(detail::read_binary(path, type_id<T>));
-  return device.is_cpu() ? A : A.to(device);
+  if (!device.is_cpu()) return A.to(device);
+  return A;
 }
 template <Scalar T>
 void write_binary(const std::string& path, const SparseMatrix<T>& A) {
