@@ -1,6 +1,7 @@
 // The whole public API of geblas. Include this; the pieces are also usable one by one.
 #pragma once
 
+#include "geblas/algorithms.hpp"
 #include "geblas/binary_op.hpp"
 #include "geblas/dense_matrix.hpp"
 #include "geblas/device.hpp"

@@ -1,0 +1,49 @@
+// The command line of the geblas tool, parsed into a plain struct. Kept apart from the
+// tool (a small static library, no geblas calls) so that it can be tested and fuzzed on
+// its own: parse_cli() either returns a complete, checked CliArgs or throws CliError.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace geblas::cli {
+
+// A usage error: bad subcommand, unknown option, missing or malformed value.
+class CliError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class Command { help, info, pagerank, sssp, bfs, cc, tc, spmm, convert };
+
+struct CliArgs {
+  Command command = Command::help;
+  std::string input;                   // the graph file
+  std::string convert_to;              // convert: the file to write
+  std::string device;                  // "" (GPU if present, else CPU), "cpu", "cuda", "cuda:<i>"
+  int threads = 0;                     // 0: OpenMP's default
+  std::int64_t top = 10;               // rows printed by pagerank, cc, sssp, bfs
+  std::string output;                  // CSV file ("" : none)
+  std::string semiring = "plus_times"; // spmm
+  std::int64_t n = 64;                 // spmm: columns of the dense operand
+  int repeat = 10;                     // spmm: timed runs (after one warm-up)
+  std::vector<std::int64_t> sources;   // sssp, bfs (empty: vertex 0)
+  bool weighted = false;               // pagerank
+  double damping = 0.85;               // pagerank
+  double tolerance = 1e-6;             // pagerank
+  int max_iterations = 100;            // pagerank
+  bool use_double = true;              // --type double (default) or float
+  bool progress = true;                // --no-progress turns the terminal progress bar off
+};
+
+// argv[0] is the program name. Throws CliError naming the offending argument.
+CliArgs parse_cli(int argc, const char* const* argv);
+
+// The help text.
+std::string usage();
+
+const char* to_string(Command c);
+
+}  // namespace geblas::cli
