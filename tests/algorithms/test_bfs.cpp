@@ -1,0 +1,98 @@
+// BFS against a queue BFS: levels of every vertex, and parents checked exactly (the
+// smallest frontier in-neighbour for one source, the largest for many sources, both
+// computed by the oracle from the levels), forced push, forced pull and automatic.
+#include <string>
+#include <vector>
+
+#include "algorithms/graphs.hpp"
+#include "support/catch.hpp"
+
+using namespace geblas;
+
+namespace {
+
+void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
+  const auto A = algotest::to_matrix<float>(g);
+  const auto r = algo::bfs(A, s, {.direction = dir});
+  const auto want_level = oracle::bfs_levels(g, s);
+  const auto want_parent = oracle::bfs_parents(g, s, want_level, /*smallest=*/true);
+  INFO(what << " n=" << g.n << " source=" << s << " direction=" << static_cast<int>(dir));
+  CHECK(r.levels.device() == algotest::device());
+  const auto level = r.levels.to_std_vector(-1);
+  const auto parent = r.parents.to_std_vector(-1);
+  CHECK(r.levels.nvals() == r.parents.nvals());
+  int bad = 0;
+  algo::VertexId depth = 0;
+  for (Index i = 0; i < g.n; ++i) {
+    depth = std::max(depth, want_level[i]);
+    if (level[i] != want_level[i] || parent[i] != want_parent[i])
+      if (bad++ < 5)
+        UNSCOPED_INFO("vertex " << i << ": level " << level[i] << " want " << want_level[i] << ", parent " << parent[i]
+                                << " want " << want_parent[i]);
+  }
+  CHECK(bad == 0);
+  CHECK(r.depth == depth);
+}
+
+void check_multi(const oracle::Graph& g, const std::vector<Index>& sources, const std::string& what) {
+  const auto r = algo::bfs(algotest::to_matrix<double>(g), sources);
+  INFO(what << " n=" << g.n << " k=" << sources.size());
+  const auto level = r.levels.to_col_major(), parent = r.parents.to_col_major();
+  int bad = 0;
+  for (std::size_t j = 0; j < sources.size(); ++j) {
+    const auto wl = oracle::bfs_levels(g, sources[j]);
+    const auto wp = oracle::bfs_parents(g, sources[j], wl, /*smallest=*/false);
+    for (Index i = 0; i < g.n; ++i) {
+      const auto p = static_cast<std::size_t>(j) * static_cast<std::size_t>(g.n) + static_cast<std::size_t>(i);
+      if ((level[p] != wl[i] || parent[p] != wp[i]) && bad++ < 5)
+        UNSCOPED_INFO("column " << j << " vertex " << i << ": level " << level[p] << " want " << wl[i] << ", parent "
+                                << parent[p] << " want " << wp[i]);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("bfs matches a queue BFS on random graphs", "[algo][bfs]") {
+  for (std::uint64_t seed : {31, 32})
+    for (std::int64_t n : {1, 2, 50, 600})
+      for (bool symmetric : {false, true}) {
+        const auto g = algotest::random_graph(n, 1.5, seed, symmetric);
+        for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+          check_single(g, (n * 3) / 7, dir, "random seed " + std::to_string(seed));
+        std::vector<Index> sources;
+        for (Index k = 0; k < std::min<Index>(n, 37); ++k) sources.push_back((k * 13) % n);
+        check_multi(g, sources, "random seed " + std::to_string(seed));
+      }
+}
+
+TEST_CASE("bfs matches a queue BFS on real graphs", "[algo][bfs][data]") {
+  for (const std::string name : {"power.mtx.gz", "email-Eu-core.mtx.gz", "wiki-Vote.mtx.gz", "citeseer.mtx.gz"}) {
+    const auto g = algotest::real_graph(name);
+    if (g.n < 0) {
+      WARN("skipped: " << name << " not found under " << geblas::test::data_dir());
+      continue;
+    }
+    for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+      check_single(g, 1, dir, name);
+    check_multi(g, {0, 1, g.n / 2, g.n - 1}, name);
+  }
+}
+
+TEST_CASE("bfs on other value types and edge cases", "[algo][bfs][errors]") {
+  const auto dev = algotest::device();
+  oracle::Graph g{4, {{0, 1, 1}, {1, 1, 1}, {1, 2, 1}}};  // a self-loop; vertex 3 unreachable
+  std::vector<Tuple<bool>> tb;
+  for (const auto& e : g.edges) tb.push_back({e.from, e.to, true});
+  const auto B = SparseMatrix<bool>::from_tuples(4, 4, tb, {}, dev);
+  const auto r = algo::bfs(B, 0);
+  CHECK(r.levels.to_std_vector(-1) == std::vector<algo::VertexId>{0, 1, 2, -1});
+  CHECK(r.parents.to_std_vector(-1) == std::vector<algo::VertexId>{0, 0, 1, -1});
+  const auto m = algo::bfs(algotest::to_matrix<std::int32_t>(g), {3, 0});
+  CHECK(m.levels.to_row_major() == std::vector<algo::VertexId>{-1, 0, -1, 1, -1, 2, 0, -1});
+  CHECK_THROWS_AS(algo::bfs(B, 4), IndexOutOfBounds);
+  CHECK_THROWS_AS(algo::bfs(B, std::vector<Index>{1, -2}), IndexOutOfBounds);
+  CHECK_THROWS_AS(algo::bfs(B, std::vector<Index>{}), InvalidValue);
+  CHECK_THROWS_AS(algo::bfs(SparseMatrix<float>(2, 3, dev), 0), DimensionMismatch);
+}
