@@ -113,14 +113,14 @@ MultiBfsResult multi(const SparseMatrix<V>& P, const std::vector<Index>& sources
   for (int depth = 1;; ++depth) {
     mxm(T, P, frontier, semiring::max_times<V>{}, {.transpose_a = true});
     apply(reached, T, binop::gt<V>{}, V{0});                // some frontier in-neighbour
-    ewise_add(fresh, reached, visited, binop::gt<V>{});     // ... and not visited before
+    ewise_mult(fresh, reached, visited, binop::gt<V>{});    // ... and not visited before
     const V count = reduce(fresh, monoid::plus<V>{});
     if (count == 0) break;
     res.depth = depth;
     apply(parent, T, binop::minus<V>{}, V{1});
     apply(res.parents, parent, unop::identity<V>{}, {.mask = Mask(fresh)});
     apply(res.levels, T, binop::second<V>{}, V{depth}, {.mask = Mask(fresh)});
-    ewise_add(grown, visited, fresh, binop::plus<V>{});
+    ewise_mult(grown, visited, fresh, binop::plus<V>{});
     std::swap(visited, grown);
     ewise_mult(frontier, fresh, ids1, binop::times<V>{});
     if (o.on_iteration) o.on_iteration(depth, static_cast<double>(count));

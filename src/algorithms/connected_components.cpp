@@ -33,7 +33,7 @@ ComponentsResult components(const SparseMatrix<T>& A, const ComponentsOptions& o
   Vector<V> neighbour_min = Vector<V>::dense(n, V{0}, dev), lowered = Vector<V>::dense(n, V{0}, dev);
   for (int round = 1; n > 0; ++round) {
     mxv(neighbour_min, S, res.labels, semiring::min_second<V>{});  // isolated: identity +max
-    ewise_add(lowered, res.labels, neighbour_min, binop::min<V>{});
+    ewise_mult(lowered, res.labels, neighbour_min, binop::min<V>{});  // both dense
     const std::vector<V> parent = lowered.to_std_vector();
     Vector<V> jumped = Vector<V>::dense(n, V{0}, dev);
     extract(jumped, lowered, IndexList(std::vector<Index>(parent.begin(), parent.end())));

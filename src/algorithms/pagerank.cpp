@@ -1,13 +1,15 @@
-// PageRank and personalized PageRank by power iteration (Page, Brin et al. 1999;
-// personalized as in Haveliwala 2002), one code path for k teleport distributions:
-//   R <- d P' R  +  E diag(1 - colsum(d P' R))
-// where P = D_out^-1 W is the row-stochastic transition matrix (built once on the host,
-// already transposed and scaled by d), R is n x k and E holds the k teleport
-// distributions. The second term gives every column back the mass that teleporting and
-// dangling vertices take out, along its teleport distribution, which is the standard
-// definition (dangling rank follows the teleport vector) and keeps each column summing
-// to 1. Per iteration: two SpMMs (the second has one entry per teleport vertex), two
-// column reductions and one element-wise difference, all on A's device.
+// PageRank and personalized PageRank (Page, Brin et al. 1999; personalized as in
+// Haveliwala 2002) for k teleport distributions at once, as the columns of n x k dense
+// matrices. With dangling vertices sending their rank along the teleport distribution v
+// (the standard definition), the PageRank vector is the solution of
+//   (I - d P') x = (1 - d) v,   normalised to sum 1
+// (Langville & Meyer, "Deeper inside PageRank", 2004, section 5; P = D_out^-1 W with the
+// dangling rows left empty). geblas iterates x <- d P' x + (1 - d) v, which converges at
+// rate d like the power method, and normalises each column once at the end. So an
+// iteration needs no rank sum on the host: one SpMM with d P' (built once on the host,
+// transposed and scaled), the teleport term (a scalar add for the uniform v, else an
+// SpMM with the sparse v), and the L1 change (difference, abs, one reduction: the one
+// value copied to the host per iteration).
 #include "geblas/algorithms/pagerank.hpp"
 
 #include <algorithm>
@@ -60,33 +62,69 @@ SparseMatrix<T> damped_transition_transposed(const char* name, const SparseMatri
   return detail::to_matrix(detail::transpose(h), A.device());
 }
 
+// The k columns of the result as distributions: each divided by its sum.
+template <class T>
+DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X) {
+  const Index n = X.nrows(), k = X.ncols();
+  const Device dev = X.device();
+  const std::vector<double> sums = detail::column_sums(X);
+  DenseMatrix<T> R(n, k, dev);
+  if (k == 1) {
+    apply(R, X, binop::times<T>{}, static_cast<T>(1.0 / sums[0]));
+    return R;
+  }
+  // Broadcast the k factors to n x k with one SpMM (a column of ones times a 1 x k row).
+  std::vector<T> inv(static_cast<std::size_t>(k));
+  for (Index j = 0; j < k; ++j) inv[static_cast<std::size_t>(j)] = static_cast<T>(1.0 / sums[j]);
+  const auto row = DenseMatrix<T>::from_row_major(1, k, inv, dev);
+  std::vector<Index> r(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n), 0);
+  for (Index i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = i;
+  const std::vector<T> one(static_cast<std::size_t>(n), T{1});
+  const auto ones = SparseMatrix<T>::from_tuples(n, 1, r, c, one, {}, dev);
+  DenseMatrix<T> factors(n, k, dev);
+  mxm(factors, ones, row, semiring::plus_times<T>{});
+  ewise_mult(R, X, factors, binop::times<T>{});
+  return R;
+}
+
+// E: the k teleport distributions (n x k, sparse); `uniform`: E is the single uniform
+// column, whose term is then a scalar add.
 template <class T>
 PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A, const SparseMatrix<T>& E,
-                                      const PageRankOptions& o) {
+                                      bool uniform, const PageRankOptions& o) {
   const Index n = A.nrows(), k = E.ncols();
   const Device dev = A.device();
   const SparseMatrix<T> PT = damped_transition_transposed(name, A, o);
-  PersonalizedPageRankResult<T> res;
-  // The teleport distributions are also the starting ranks.
+  // (1 - d) I_k: E times it adds (1 - d) v to every column.
+  std::vector<T> scaled(static_cast<std::size_t>(k * k), T{0});
+  for (Index j = 0; j < k; ++j) scaled[static_cast<std::size_t>(j * k + j)] = static_cast<T>(1.0 - o.damping);
+  const auto teleport = DenseMatrix<T>::from_row_major(k, k, scaled, dev);
+  const T uniform_term = static_cast<T>((1.0 - o.damping) / static_cast<double>(n));
+  // Start from the teleport distributions.
+  DenseMatrix<T> X;
   {
-    std::vector<T> r0(static_cast<std::size_t>(n * k), T{0});
-    for (const auto& t : E.extract_tuples()) r0[static_cast<std::size_t>(t.row * k + t.col)] = t.value;
-    res.ranks = DenseMatrix<T>::from_row_major(n, k, r0, dev);
+    std::vector<T> x0(static_cast<std::size_t>(n * k), T{0});
+    for (const auto& t : E.extract_tuples()) x0[static_cast<std::size_t>(t.row * k + t.col)] = t.value;
+    X = DenseMatrix<T>::from_row_major(n, k, x0, dev);
   }
-  DenseMatrix<T> Y(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
+  PersonalizedPageRankResult<T> res;
+  // Separate input and output buffers throughout: an operation whose output is also
+  // its input goes through a copy. On dense operands ewise_mult (the intersection) is
+  // every entry, like ewise_add, without the union's bookkeeping.
+  DenseMatrix<T> Y(n, k, dev), next(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
   for (int it = 1; it <= o.max_iterations; ++it) {
-    mxm(Y, PT, res.ranks, semiring::plus_times<T>{});
-    const std::vector<double> kept = detail::column_sums(Y);
-    std::vector<T> restore(static_cast<std::size_t>(k * k), T{0});
-    for (Index j = 0; j < k; ++j) restore[static_cast<std::size_t>(j * k + j)] = static_cast<T>(1.0 - kept[j]);
-    const auto B = DenseMatrix<T>::from_row_major(k, k, restore, dev);
-    mxm(Y, E, B, semiring::plus_times<T>{}, {.accum = binop::plus<T>{}});
-
-    ewise_add(diff, Y, res.ranks, binop::minus<T>{});
+    mxm(Y, PT, X, semiring::plus_times<T>{});
+    if (uniform) {
+      apply(next, Y, binop::plus<T>{}, uniform_term);
+    } else {
+      mxm(Y, E, teleport, semiring::plus_times<T>{}, {.accum = binop::plus<T>{}});
+      std::swap(next, Y);
+    }
+    ewise_mult(diff, next, X, binop::minus<T>{});
     apply(absdiff, diff, unop::abs<T>{});
     const std::vector<double> change = detail::column_sums(absdiff);
     res.delta = *std::max_element(change.begin(), change.end());
-    std::swap(res.ranks, Y);
+    std::swap(X, next);
     res.iterations = it;
     if (o.on_iteration) o.on_iteration(it, res.delta);
     if (res.delta < o.tolerance) {
@@ -94,6 +132,7 @@ PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A
       break;
     }
   }
+  res.ranks = normalise_columns(X);
   return res;
 }
 
@@ -112,7 +151,7 @@ PageRankResult<T> pagerank_impl(const SparseMatrix<T>& A, const PageRankOptions&
   for (Index i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
   const std::vector<T> vals(static_cast<std::size_t>(n), static_cast<T>(1.0 / static_cast<double>(n)));
   const auto E = SparseMatrix<T>::from_tuples(n, 1, rows, cols, vals, {}, A.device());
-  auto r = iterate("pagerank", A, E, o);
+  auto r = iterate("pagerank", A, E, /*uniform=*/true, o);
   out.iterations = r.iterations;
   out.converged = r.converged;
   out.delta = r.delta;
@@ -141,7 +180,7 @@ PersonalizedPageRankResult<T> ppr_impl(const SparseMatrix<T>& A, const std::vect
     }
   }
   const auto E = SparseMatrix<T>::from_tuples(n, k, rows, cols, vals, binop::plus<T>{}, A.device());
-  return iterate("personalized_pagerank", A, E, o);
+  return iterate("personalized_pagerank", A, E, /*uniform=*/false, o);
 }
 
 }  // namespace

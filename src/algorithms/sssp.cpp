@@ -55,8 +55,8 @@ SsspResult<T> single(const SparseMatrix<T>& A, Index source, const SsspOptions& 
   Vector<T> changed = Vector<T>::dense(n, T{0}, dev);
   for (int round = 1;; ++round) {
     vxm(t, res.distances, A, semiring::min_plus<T>{});
-    ewise_add(next, res.distances, t, binop::min<T>{});
-    ewise_add(changed, next, res.distances, binop::ne<T>{});
+    ewise_mult(next, res.distances, t, binop::min<T>{});  // both dense: every entry
+    ewise_mult(changed, next, res.distances, binop::ne<T>{});
     const T count = reduce(changed, monoid::plus<T>{});
     std::swap(res.distances, next);
     res.rounds = round;
@@ -84,7 +84,7 @@ MultiSsspResult<T> multi(const SparseMatrix<T>& A, const std::vector<Index>& sou
     // D_new starts as D, then takes min(D_new, A' min.+ D): the fused accumulator path.
     DenseMatrix<T> next = res.distances;
     mxm(next, A, res.distances, semiring::min_plus<T>{}, {.accum = binop::min<T>{}, .transpose_a = true});
-    ewise_add(changed, next, res.distances, binop::ne<T>{});
+    ewise_mult(changed, next, res.distances, binop::ne<T>{});
     const T count = reduce(changed, monoid::plus<T>{});
     res.distances = std::move(next);
     res.rounds = round;
