@@ -25,18 +25,16 @@ namespace geblas::io::detail {
 template <class T>
 using Stored = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
 
-// Entries in file order (after mirroring). `vals` is empty for a pattern file: every
-// value is 1.
+// Entries in file order (after mirroring), as a list of chunks (one per block of the
+// file and thread) so that threads fill their own chunk and nothing is copied to join
+// them. `vals` is empty for a pattern file: every value is 1.
 template <class T>
-struct Coo {
+struct CooChunk {
   std::vector<ColIndex> rows, cols;
   std::vector<Stored<T>> vals;
-  void reserve(std::size_t n, bool with_values) {
-    rows.reserve(n);
-    cols.reserve(n);
-    if (with_values) vals.reserve(n);
-  }
 };
+template <class T>
+using Coo = std::vector<CooChunk<T>>;
 
 // `on_duplicate(row, col)` is called (and must throw) when (row, col) occurs twice and
 // `dup` names no operator.
@@ -45,12 +43,13 @@ geblas::detail::SparseStorage assemble_csr(Index nrows, Index ncols, Coo<T>& coo
                                            OnDuplicate&& on_duplicate) {
   using geblas::detail::RawBuffer;
   const Device host = Device::cpu();
-  const std::size_t n_in = coo.rows.size();
-  const bool pattern = coo.vals.empty();
+  std::size_t n_in = 0;
+  for (const auto& c : coo) n_in += c.rows.size();
   geblas::detail::SparseStorage s = geblas::detail::make_sparse(nrows, ncols, type_id<T>, host);
   Index* ro = s.row_offsets.as<Index>();
   std::fill(ro, ro + nrows + 1, Index{0});
-  for (std::size_t k = 0; k < n_in; ++k) ++ro[coo.rows[k] + 1];
+  for (const auto& c : coo)
+    for (const ColIndex r : c.rows) ++ro[r + 1];
   for (Index i = 0; i < nrows; ++i) ro[i + 1] += ro[i];
 
   RawBuffer cols_buf(n_in * sizeof(ColIndex), host);
@@ -59,13 +58,16 @@ geblas::detail::SparseStorage assemble_csr(Index nrows, Index ncols, Coo<T>& coo
   T* v = vals_buf.as<T>();
   {
     std::vector<Index> next(ro, ro + nrows);
-    for (std::size_t k = 0; k < n_in; ++k) {
-      const Index p = next[coo.rows[k]]++;
-      ci[p] = coo.cols[k];
-      v[p] = pattern ? T(1) : static_cast<T>(coo.vals[k]);
+    for (auto& c : coo) {
+      const bool pattern = c.vals.empty();
+      for (std::size_t k = 0; k < c.rows.size(); ++k) {
+        const Index p = next[c.rows[k]]++;
+        ci[p] = c.cols[k];
+        v[p] = pattern ? T(1) : static_cast<T>(c.vals[k]);
+      }
+      c = CooChunk<T>{};  // release the file-order copy as it is consumed
     }
   }
-  coo = Coo<T>{};  // release the file-order copy before the sort
 
   // Rows out of column order (rare in real files) are sorted by (column, position),
   // which is a stable sort by column.

@@ -54,6 +54,33 @@ class LineReader {
     }
   }
 
+  // The next run of whole lines (ending with '\n', or at the end of the input), about a
+  // buffer's worth, for parsers that split it among threads; false at the end. Lines
+  // handed out so far are counted, so line_number() stays the last line of the block.
+  bool next_block(std::string_view& block) {
+    for (;;) {
+      if (!eof_ && !(pos_ == 0 && end_ == cap_)) refill();
+      if (pos_ == end_) {
+        if (eof_) return false;
+        continue;
+      }
+      const char* b = buf_.get() + pos_;
+      std::size_t len = end_ - pos_;
+      if (!eof_) {
+        const void* nl = memrchr(b, '\n', len);
+        if (!nl) {
+          if (pos_ == 0 && end_ == cap_) grow();
+          continue;
+        }
+        len = static_cast<std::size_t>(static_cast<const char*>(nl) - b) + 1;
+      }
+      block = std::string_view(b, len);
+      pos_ += len;
+      line_ += std::count(b, b + len, '\n') + (b[len - 1] != '\n' ? 1 : 0);
+      return true;
+    }
+  }
+
   // 1-based number of the line last returned by next() (0 before the first).
   long long line_number() const { return line_; }
   ByteSource& source() { return src_; }
@@ -66,18 +93,21 @@ class LineReader {
       pos_ = 0;
       end_ = rest;
     }
-    if (end_ == cap_) {
-      if (cap_ >= kMaxLine)
-        throw ParseError(src_.path(), line_ + 1, "line longer than " + std::to_string(kMaxLine >> 20) + " MiB");
-      std::unique_ptr<char[]> bigger(new char[cap_ * 2]);
-      std::memcpy(bigger.get(), buf_.get(), end_);
-      buf_ = std::move(bigger);
-      cap_ *= 2;
-    }
+    if (end_ == cap_) grow();
     src_.line_hint = line_ + 1;
     const std::size_t got = src_.read(buf_.get() + end_, cap_ - end_);
     if (got == 0) eof_ = true;
     end_ += got;
+  }
+
+  // Doubles the buffer when one line fills it.
+  void grow() {
+    if (cap_ >= kMaxLine)
+      throw ParseError(src_.path(), line_ + 1, "line longer than " + std::to_string(kMaxLine >> 20) + " MiB");
+    std::unique_ptr<char[]> bigger(new char[cap_ * 2]);
+    std::memcpy(bigger.get(), buf_.get(), end_);
+    buf_ = std::move(bigger);
+    cap_ *= 2;
   }
 
   ByteSource& src_;

@@ -173,3 +173,80 @@ TEST_CASE("truncated or corrupt gzip streams raise ParseError", "[io][errors]") 
     CHECK(std::string(e.what()).find("gzip") != std::string::npos);
   }
 }
+
+TEST_CASE("errors deep in large files name the exact line (blocks split among threads)", "[io][errors]") {
+  test::TempDir dir;
+  // ~6 MB of text: several read blocks, each split into many parts; comments and blank
+  // lines sprinkled in so that line numbers and entry numbers differ.
+  const long long n_entries = 500000;
+  std::string body;
+  std::vector<long long> entry_line;  // 1-based file line of each entry
+  long long line = 2;
+  for (long long k = 0; k < n_entries; ++k) {
+    if (k % 1000 == 17) {
+      body += "% comment\n\n";
+      line += 2;
+    }
+    body += std::to_string(k % 1000 + 1) + " " + std::to_string(k / 1000 + 1) + " " + std::to_string(k) + "\n";
+    entry_line.push_back(++line);
+  }
+  const std::string banner = "%%MatrixMarket matrix coordinate integer general\n";
+  const std::string size = "1000 600 " + std::to_string(n_entries) + "\n";
+  const std::string good = dir.write("good.mtx", banner + size + body);
+  {
+    const auto A = io::read_matrix_market<std::int64_t>(good);
+    REQUIRE(A.nvals() == n_entries);
+    const auto t = A.extract_tuples();
+    bool all = true;
+    for (const auto& x : t) all = all && x.value == x.col * 1000 + x.row;
+    CHECK(all);
+  }
+  for (long long bad_entry : {0LL, 262143LL, 262144LL, 400000LL, n_entries - 1}) {
+    INFO("bad entry " << bad_entry << " at line " << entry_line[bad_entry]);
+    // Replace that entry's value with text.
+    std::string text = body;
+    std::size_t pos = 0;
+    for (long long l = 3; l < entry_line[bad_entry]; ++l) pos = text.find('\n', pos) + 1;
+    const std::size_t eol = text.find('\n', pos);
+    text.replace(pos, eol - pos, "1 1 oops");
+    const std::string p = dir.write("bad.mtx", banner + size + text);
+    try {
+      (void)io::read_matrix_market<std::int64_t>(p);
+      FAIL("accepted");
+    } catch (const ParseError& e) {
+      CHECK(e.line() == entry_line[bad_entry]);
+      CHECK(std::string(e.what()).find("oops") != std::string::npos);
+    }
+    // Two errors: the earlier one in file order is reported.
+    std::string two = text;
+    two.replace(two.rfind('\n', two.size() - 2) + 1, std::string::npos, "9999 1 1\n");
+    const std::string p2 = dir.write("bad2.mtx.gz", "");
+    gzFile f = gzopen(p2.c_str(), "wb");
+    const std::string all = banner + size + two;
+    gzwrite(f, all.data(), static_cast<unsigned>(all.size()));
+    gzclose(f);
+    try {
+      (void)io::read_matrix_market<std::int64_t>(p2);
+      FAIL("accepted");
+    } catch (const ParseError& e) {
+      CHECK(e.line() == entry_line[bad_entry]);
+    }
+  }
+  // The size line announces one entry too few: the error is at the last entry.
+  const std::string fewer = dir.write("fewer.mtx", banner + "1000 600 " + std::to_string(n_entries - 1) + "\n" + body);
+  try {
+    (void)io::read_matrix_market<std::int64_t>(fewer);
+    FAIL("accepted");
+  } catch (const ParseError& e) {
+    CHECK(e.line() == entry_line.back());
+    CHECK(std::string(e.what()).find("too many") != std::string::npos);
+  }
+  // And one too many: the error is after the last line.
+  const std::string more = dir.write("more.mtx", banner + "1000 600 " + std::to_string(n_entries + 1) + "\n" + body);
+  try {
+    (void)io::read_matrix_market<std::int64_t>(more);
+    FAIL("accepted");
+  } catch (const ParseError& e) {
+    CHECK(e.line() == entry_line.back() + 1);
+  }
+}
