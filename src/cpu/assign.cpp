@@ -10,6 +10,7 @@
 
 #include "cpu/csr_builder.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/vector_bitmap.hpp"
 
 namespace geblas::detail::cpu {
@@ -103,7 +104,7 @@ void assign_vector(VectorResult& Z, const VectorStorage& w, const VectorStorage*
     Z = make_bitmap_result(n, w.type);
     V* zv = Z.t.values.as<V>();
     std::uint8_t* zp = Z.present.as<std::uint8_t>();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(n))
     for (Index i = 0; i < n; ++i) {
       zp[i] = wb.has(i);
       if (zp[i]) zv[i] = wb.value(i);
@@ -112,7 +113,7 @@ void assign_vector(VectorResult& Z, const VectorStorage& w, const VectorStorage*
     std::optional<BitmapRead<V>> ub;
     if (u) ub.emplace(*u);
     with_accum_op<V>(accum, [&]<class Op>() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(indices.count))
       for (Index a = 0; a < indices.count; ++a) {
         const Index i = indices.all ? a : indices.data[a];
         const bool in_s = !ub || ub->has(a);

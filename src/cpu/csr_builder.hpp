@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "cpu/parallel.hpp"
 
 namespace geblas::detail::cpu {
 
@@ -14,7 +15,7 @@ template <class V, class Count, class Fill>
 SparseStorage build_csr_rows(Index nrows, Index ncols, TypeId type, Count&& count, Fill&& fill) {
   SparseStorage out = make_sparse(nrows, ncols, type, Device::cpu());
   Index* ro = out.row_offsets.as<Index>();
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (parallel_rows(nrows))
   for (Index i = 0; i < nrows; ++i) ro[i + 1] = count(i);
   ro[0] = 0;
   for (Index i = 0; i < nrows; ++i) ro[i + 1] += ro[i];
@@ -23,7 +24,7 @@ SparseStorage build_csr_rows(Index nrows, Index ncols, TypeId type, Count&& coun
   out.values = RawBuffer(static_cast<std::size_t>(out.nvals) * sizeof(V), Device::cpu());
   ColIndex* ci = out.col_indices.as<ColIndex>();
   V* vals = out.values.as<V>();
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (parallel_rows(nrows))
   for (Index i = 0; i < nrows; ++i) fill(i, ci + ro[i], vals + ro[i]);
   return out;
 }

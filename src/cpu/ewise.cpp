@@ -5,6 +5,7 @@
 
 #include "cpu/csr_builder.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/vector_bitmap.hpp"
 
 namespace geblas::detail::cpu {
@@ -63,7 +64,7 @@ void ewise_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, 
     const auto b = dense_view<V>(B);
     const auto t = dense_view<V>(T);
     visit_binary_op<V>(op, [&]<class Op>() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(T.nrows * T.ncols))
       for (Index i = 0; i < T.nrows; ++i)
         for (Index j = 0; j < T.ncols; ++j) t(i, j) = Op::apply(a(i, j), b(i, j));
     });
@@ -83,7 +84,7 @@ void ewise_vector(VectorResult& t, const VectorStorage& u, const VectorStorage& 
     V* tv = t.t.values.as<V>();
     std::uint8_t* tp = t.present.bytes() ? t.present.as<std::uint8_t>() : nullptr;
     visit_binary_op<V>(op, [&]<class Op>() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(n))
       for (Index i = 0; i < n; ++i) {
         const bool in_u = ub.has(i), in_v = vb.has(i);
         bool out = true;

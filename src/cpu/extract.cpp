@@ -10,6 +10,7 @@
 
 #include "cpu/csr_builder.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/vector_bitmap.hpp"
 
 namespace geblas::detail::cpu {
@@ -81,7 +82,7 @@ void extract_vector(VectorResult& t, const VectorStorage& u, const IndexArray& i
     t = make_bitmap_result(n, u.type);
     V* tv = t.t.values.as<V>();
     std::uint8_t* tp = t.present.as<std::uint8_t>();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(n))
     for (Index a = 0; a < n; ++a) {
       const Index i = indices.all ? a : indices.data[a];
       if (ub.has(i)) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/mask_rows.hpp"
 #include "cpu/vector_bitmap.hpp"
 
@@ -50,7 +51,7 @@ void mxv_pull(const MxvArgs& args) {
     std::uint8_t* tp = args.t->present.as<std::uint8_t>();
     with_semiring<V>(args.semiring, [&]<class S>() {
       auto run = [&]<bool UFirst>() {
-#pragma omp parallel for schedule(dynamic, 512)
+#pragma omp parallel for schedule(dynamic, 512) if (parallel_rows(m))
         for (Index i = 0; i < m; ++i) {
           if (!allowed.empty() && !allowed[static_cast<std::size_t>(i)]) continue;
           V acc = S::identity();

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/vector_bitmap.hpp"
 
 namespace geblas::detail::cpu {
@@ -20,7 +21,7 @@ void reduce_rows_sparse(VectorResult& t, const SparseStorage& A, MonoidId m) {
     V* tv = t.t.values.as<V>();
     std::uint8_t* tp = t.present.as<std::uint8_t>();
     visit_monoid<V>(m, [&]<class M>() {
-#pragma omp parallel for schedule(dynamic, 512)
+#pragma omp parallel for schedule(dynamic, 512) if (parallel_rows(A.nrows))
       for (Index i = 0; i < A.nrows; ++i) {
         if (ro[i] == ro[i + 1]) continue;
         V acc = av[ro[i]];
@@ -38,10 +39,11 @@ void reduce_rows_dense(VectorStorage& t, const DenseStorage& A, MonoidId m) {
     const auto a = dense_view<V>(A);
     V* tv = t.values.as<V>();
     visit_monoid<V>(m, [&]<class M>() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(A.nrows * A.ncols))
       for (Index i = 0; i < A.nrows; ++i) {
-        V acc = M::identity();
-        for (Index j = 0; j < A.ncols; ++j) acc = M::apply(acc, a(i, j));
+        // Start from the first entry, not the identity: `any` keeps what it meets first.
+        V acc = A.ncols ? a(i, 0) : M::identity();
+        for (Index j = 1; j < A.ncols; ++j) acc = M::apply(acc, a(i, j));
         tv[i] = acc;
       }
     });
@@ -52,18 +54,20 @@ void reduce_values(ScalarBytes& result, const void* values, Index count, TypeId 
   visit_type(type, [&]<class V>() {
     const V* x = static_cast<const V*>(values);
     visit_monoid<V>(m, [&]<class M>() {
-      const int chunks = count < 4096 ? 1 : omp_get_max_threads();
+      const int chunks = parallel_elements(count) ? omp_get_max_threads() : 1;
       // Not std::vector: vector<bool> packs bits, which threads cannot write apart.
       std::unique_ptr<V[]> partial(new V[static_cast<std::size_t>(chunks)]);
-#pragma omp parallel for schedule(static, 1) num_threads(chunks)
+      // Each chunk starts from its first value, not the identity, so that `any` keeps
+      // a value it met; chunks are non-empty whenever count >= chunks.
+#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
       for (int c = 0; c < chunks; ++c) {
         const Index lo = count * c / chunks, hi = count * (c + 1) / chunks;
-        V acc = M::identity();
-        for (Index k = lo; k < hi; ++k) acc = M::apply(acc, x[k]);
+        V acc = lo < hi ? x[lo] : M::identity();
+        for (Index k = lo + 1; k < hi; ++k) acc = M::apply(acc, x[k]);
         partial[static_cast<std::size_t>(c)] = acc;
       }
-      V acc = M::identity();
-      for (int c = 0; c < chunks; ++c) acc = M::apply(acc, partial[static_cast<std::size_t>(c)]);
+      V acc = count ? partial[0] : M::identity();
+      for (int c = 1; c < chunks; ++c) acc = M::apply(acc, partial[static_cast<std::size_t>(c)]);
       *static_cast<V*>(result.data()) = acc;
     });
   });

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/mask_rows.hpp"
 
 namespace geblas::detail::cpu {
@@ -38,7 +39,7 @@ void write_dense(DenseStorage& C, const DenseProduct& P, const Options& o, const
     const auto c = dense_view<V>(C);
     const auto t = dense_view<V>(T);
     with_accum<V>(o, [&]<class Op>() {
-#pragma omp parallel
+#pragma omp parallel if (parallel_elements(m * n))
       {
         std::vector<std::uint8_t> flags(static_cast<std::size_t>(n), 1);
 #pragma omp for schedule(static)
@@ -80,7 +81,7 @@ void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o) {
     const ColIndex* tci = T.col_indices.as<ColIndex>();
     const V* tv = T.values.as<V>();
     with_accum<V>(o, [&]<class Op>() {
-#pragma omp parallel
+#pragma omp parallel if (parallel_rows(m))
       {
         std::vector<std::uint8_t> flags(static_cast<std::size_t>(n), 1);
 #pragma omp for schedule(dynamic, 256)

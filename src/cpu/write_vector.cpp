@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/mask_rows.hpp"
 #include "cpu/vector_bitmap.hpp"
 
@@ -23,7 +24,7 @@ void write_vector(VectorStorage& w, VectorResult& t, const Options& o, const Sca
       if (w.dense) {
         const V id = *static_cast<const V*>(identity.data());
         V* wv = w.values.as<V>();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(n))
         for (Index i = 0; i < n; ++i) {
           if (allowed[static_cast<std::size_t>(i)]) {
             if (tb.has(i)) wv[i] = has_accum ? Op::apply(wv[i], tb.value(i)) : tb.value(i);
@@ -39,7 +40,7 @@ void write_vector(VectorStorage& w, VectorResult& t, const Options& o, const Sca
       RawBuffer zv(static_cast<std::size_t>(n) * sizeof(V), Device::cpu());
       std::vector<std::uint8_t> zp(static_cast<std::size_t>(n), 0);
       V* z = zv.as<V>();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_elements(n))
       for (Index i = 0; i < n; ++i) {
         const bool in_w = wb.has(i), in_t = tb.has(i);
         std::uint8_t& p = zp[static_cast<std::size_t>(i)];

@@ -134,10 +134,15 @@ Partial<T> reduce_rows(const Partial<T>& A, const Monoid<T>& m) {
 
 template <class T>
 T reduce_all(const Partial<T>& A, const Monoid<T>& m) {
+  // The fold of the entries (the identity when there are none), from the first entry.
   T acc = m.identity;
+  bool any = false;
   for (long long i = 0; i < A.rows(); ++i)
     for (long long j = 0; j < A.cols(); ++j)
-      if (A.has(i, j)) acc = m.add(acc, A.v(i, j));
+      if (A.has(i, j)) {
+        acc = any ? m.add(acc, A.v(i, j)) : A.v(i, j);
+        any = true;
+      }
   return acc;
 }
 
