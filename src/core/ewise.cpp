@@ -21,13 +21,14 @@ void check_op(const char* op, BinaryOpId id) {
 }
 
 template <class X>
-void check_common(const char* op, const X& C, const X& A, const X& B, BinaryOpId id, const Options& o) {
+void check_common(const char* op, const X& C, const X& A, const X& B, BinaryOpId id, const Options& o,
+                  const char* a_name = "A", const char* b_name = "B") {
   check_op(op, id);
-  check_type(op, "A", A.type, C.type);
-  check_type(op, "B", B.type, C.type);
+  check_type(op, a_name, A.type, C.type);
+  check_type(op, b_name, B.type, C.type);
   check_accum(op, o, C.type);
-  check_device(op, "A", A.device, C.device);
-  check_device(op, "B", B.device, C.device);
+  check_device(op, a_name, A.device, C.device);
+  check_device(op, b_name, B.device, C.device);
 }
 
 template <class X>
@@ -82,7 +83,7 @@ void ewise(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, Binary
 void ewise(VectorStorage& w, const VectorStorage& u, const VectorStorage& v, BinaryOpId op, EwiseKind kind,
            const Options& o) {
   const char* name = name_of(kind);
-  check_common(name, w, u, v, op, o);
+  check_common(name, w, u, v, op, o, "u", "v");
   if (u.size != w.size || v.size != w.size)
     throw DimensionMismatch(std::string(name) + ": w has size " + std::to_string(w.size) + ", u " +
                             std::to_string(u.size) + ", v " + std::to_string(v.size) + "; all must match");

@@ -1,6 +1,6 @@
 // apply: C<M> = accum(C, f(A)) entry by entry, with a unary operator, or with a binary
 // operator whose second operand is bound to a scalar: apply(C, A, binop::times<T>{}, 0.85).
-// The pattern of the result is the pattern of A.
+// The pattern of the result is the pattern of A; transpose_a applies f to A'.
 #pragma once
 
 #include "geblas/dense_matrix.hpp"

@@ -1,6 +1,16 @@
 // assign: C<M>(rows, cols) = accum(C(rows, cols), A) and the scalar forms, which set
 // every listed position: assign(levels, depth, IndexList::all(), {.mask = frontier})
-// is the level update of a BFS. Repeated indices are an InvalidIndex error.
+// is the level update of a BFS. Repeated indices are an InvalidIndex error; an index
+// outside C / w is IndexOutOfBounds naming the list, the position and the index.
+//
+// Semantics are GrB_assign's (not GxB_subassign's): the mask has the shape of the
+// whole output, and C<M, replace>(rows, cols) = accum(C(rows, cols), A) means
+//   Z = C, except on the region rows x cols: Z = A there without an accumulator
+//       (entries of C in the region that A lacks are deleted), accum(C, A) on the
+//       union with one; then C = Z where the mask allows, and outside the mask C is
+//       kept (or, with replace, cleared anywhere in C, also outside the region).
+// The scalar forms treat A as full of the value. A dense Vector output stores zero
+// (T{}) where Z has no entry.
 #pragma once
 
 #include <type_traits>

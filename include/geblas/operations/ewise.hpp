@@ -1,6 +1,8 @@
 // Element-wise operations. ewise_add works on the union of the two patterns (an entry
 // present in one operand only is copied), ewise_mult on the intersection. On dense
-// operands both apply op to every entry.
+// operands both apply op to every entry. Vectors may mix dense and sparse storage; a
+// dense output stores zero (T{}) where the result has no entry (and replace clears
+// to zero). Options::transpose_a / transpose_b transpose matrix operands.
 #pragma once
 
 #include "geblas/dense_matrix.hpp"

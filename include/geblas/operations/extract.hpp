@@ -1,6 +1,8 @@
 // extract: C<M> = accum(C, A(rows, cols)), w<m> = accum(w, u(indices)), and a column
 // of a matrix as a vector. Index lists may repeat and be unsorted; an index outside
-// the source is an IndexOutOfBounds error naming it.
+// the source is an IndexOutOfBounds error naming it. A dense Vector output stores zero
+// (T{}) where the extracted entry is absent. With transpose_a, extract reads A' and
+// extract_column reads a row of A.
 #pragma once
 
 #include "geblas/operations/index_list.hpp"

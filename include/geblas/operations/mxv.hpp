@@ -3,6 +3,13 @@
 // (the frontier of a BFS), which with a complemented mask is GraphBLAS's push step.
 // The output keeps its storage: a dense w is full (entries with no term hold the
 // identity); a sparse w holds exactly the entries GraphBLAS defines.
+//
+// Pull or push: a dense u, or a sparse u with at least 1/16 of its entries present,
+// pulls; a sparser u pushes (the first push of mxv builds A's transpose, cached with A;
+// vxm pulls through that cached transpose and pushes on A itself). Options::variant
+// "pull" / "push" forces one (push needs a sparse u). The mask lets pull skip the rows
+// it excludes. With any_second the CPU backend keeps the term with the smallest k;
+// other backends may pick another term.
 #pragma once
 
 #include "geblas/options.hpp"

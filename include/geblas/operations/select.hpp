@@ -1,5 +1,7 @@
 // select: C<M> = accum(C, A restricted to the entries where the predicate holds), e.g.
-// select(L, A, selectop::tril{-1}) keeps the strictly lower triangle.
+// select(L, A, selectop::tril{-1}) keeps the strictly lower triangle. A vector is an
+// n x 1 column for the position predicates (i is the index, j is 0), as in GraphBLAS.
+// A dense Vector output stores zero (T{}) where an entry was dropped.
 #pragma once
 
 #include "geblas/options.hpp"
