@@ -1,5 +1,6 @@
 // The CPU products behind mxm, for the built-in semirings: the kernel templates of
 // include/geblas/detail/cpu/ instantiated once per supported (semiring, type) pair.
+// Sparse x dense takes either layout of B and C itself (see spmm.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,41 +12,25 @@
 #include "geblas/detail/cpu/spmm.hpp"
 
 namespace geblas::detail::cpu {
-namespace {
-
-// `x` itself when it is row-major, else a row-major copy held in `holder`.
-const DenseStorage& row_major(const DenseStorage& x, DenseStorage& holder) {
-  if (x.layout == Layout::row_major) return x;
-  relayout_dense(holder, x, Layout::row_major);
-  return holder;
-}
-
-}  // namespace
-
 void mxm_sparse_dense(const SpmmArgs& args) {
   const SparseStorage& A = *args.A;
-  DenseStorage b_holder, c_holder;
-  const DenseStorage& B = row_major(*args.B, b_holder);
+  const DenseStorage& B = *args.B;
   DenseStorage& C = *args.C;
-  const bool c_row_major = C.layout == Layout::row_major;
-  if (!c_row_major) {
-    if (args.accumulate) relayout_dense(c_holder, C, Layout::row_major);
-    else c_holder = make_dense(C.nrows, C.ncols, Layout::row_major, C.type, Device::cpu());
-  }
-  DenseStorage& out = c_row_major ? C : c_holder;
-  if (!args.variant.empty() && args.variant != "row_parallel")
+  if (!args.variant.empty() && args.variant != "row_split")
     throw InvalidValue("mxm(sparse x dense) on cpu: unknown variant '" + std::string(args.variant) +
-                       "' (the CPU backend has: row_parallel)");
-  if (args.record) {
-    args.record->variant = "row_parallel";
-    args.record->reason = "N=" + std::to_string(B.ncols) + (args.accumulate ? ", fused accumulate" : "");
-  }
+                       "' (the CPU backend has: row_split)");
+  int parts = 0;
   visit_type(A.type, [&]<class T>() {
     with_semiring<T>(args.semiring, [&]<class S>() {
-      spmm_rows<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(out), args.accumulate);
+      parts = spmm<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate);
     });
   });
-  if (!c_row_major) relayout_dense(C, c_holder, C.layout);
+  if (args.record) {
+    args.record->variant = "row_split";
+    args.record->reason = "N=" + std::to_string(B.ncols) + ", " + std::to_string(parts) + " nnz-balanced row ranges" +
+                          (B.layout == Layout::col_major ? ", B copied to row-major" : "") +
+                          (args.accumulate ? ", fused accumulate" : "");
+  }
 }
 
 void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, SemiringId s,

@@ -1,8 +1,12 @@
 // Dense x sparse and dense x dense products on the CPU over any semiring. Both write
-// every entry of a row-major T; an entry with no term holds the identity.
+// every entry of a row-major T; an entry with no term holds the identity. Each entry
+// starts from its first term rather than from the identity, so that a monoid whose
+// identity is not a neutral value in practice (any) still gives one of the terms.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 
 #include "geblas/detail/views.hpp"
 #include "geblas/semiring.hpp"
@@ -10,19 +14,26 @@
 namespace geblas::detail::cpu {
 
 // T(i, :) = add_k mul(A(i, k), B(k, :)) with B in CSR: row i of A scatters through the
-// rows of B into a row of T.
+// rows of B into a row of T; `seen` marks the columns that already hold a term.
 template <class S, class T>
 void dense_sparse(const DenseView<T>& A, const CsrView<T>& B, const DenseView<T>& C) {
   const Index m = A.nrows, kdim = A.ncols, n = B.ncols;
-#pragma omp parallel for schedule(dynamic, 16)
-  for (Index i = 0; i < m; ++i) {
-    T* c = C.data + i * C.ld;
-    std::fill(c, c + n, S::identity());
-    for (Index k = 0; k < kdim; ++k) {
-      const T av = semiring_reads_a<S>() ? A(i, k) : T(1);
-      for (Index kb = B.row_offsets[k]; kb < B.row_offsets[k + 1]; ++kb) {
-        const Index j = B.col_indices[kb];
-        c[j] = S::add(c[j], S::mul(av, semiring_reads_b<S>() ? B.values[kb] : T(1)));
+#pragma omp parallel
+  {
+    std::unique_ptr<std::uint8_t[]> seen(new std::uint8_t[static_cast<std::size_t>(std::max<Index>(n, 1))]);
+#pragma omp for schedule(dynamic, 16)
+    for (Index i = 0; i < m; ++i) {
+      T* c = C.data + i * C.ld;
+      std::fill(c, c + n, S::identity());
+      std::fill(seen.get(), seen.get() + n, std::uint8_t{0});
+      for (Index k = 0; k < kdim; ++k) {
+        const T av = semiring_reads_a<S>() ? A(i, k) : T(1);
+        for (Index kb = B.row_offsets[k]; kb < B.row_offsets[k + 1]; ++kb) {
+          const Index j = B.col_indices[kb];
+          const T term = S::mul(av, semiring_reads_b<S>() ? B.values[kb] : T(1));
+          c[j] = seen[j] ? S::add(c[j], term) : term;
+          seen[j] = 1;
+        }
       }
     }
   }
@@ -31,13 +42,32 @@ void dense_sparse(const DenseView<T>& A, const CsrView<T>& B, const DenseView<T>
 template <class S, class T>
 void dense_dense(const DenseView<T>& A, const DenseView<T>& B, const DenseView<T>& C) {
   const Index m = A.nrows, kdim = A.ncols, n = B.ncols;
+  // A row-major copy of B when it is column-major, so the inner loop is contiguous.
+  std::unique_ptr<T[]> b_holder;
+  const T* b = B.data;
+  Index ldb = B.ld;
+  if (B.layout == Layout::col_major) {
+    b_holder.reset(new T[static_cast<std::size_t>(std::max<Index>(kdim * n, 1))]);
+    for (Index k = 0; k < kdim; ++k)
+      for (Index j = 0; j < n; ++j) b_holder[static_cast<std::size_t>(k * n + j)] = B(k, j);
+    b = b_holder.get();
+    ldb = n;
+  }
 #pragma omp parallel for schedule(static)
   for (Index i = 0; i < m; ++i) {
     T* c = C.data + i * C.ld;
-    std::fill(c, c + n, S::identity());
-    for (Index k = 0; k < kdim; ++k) {
+    if (kdim == 0) {
+      std::fill(c, c + n, S::identity());
+      continue;
+    }
+    {
+      const T av = semiring_reads_a<S>() ? A(i, 0) : T(1);
+      for (Index j = 0; j < n; ++j) c[j] = S::mul(av, semiring_reads_b<S>() ? b[j] : T(1));
+    }
+    for (Index k = 1; k < kdim; ++k) {
       const T av = semiring_reads_a<S>() ? A(i, k) : T(1);
-      for (Index j = 0; j < n; ++j) c[j] = S::add(c[j], S::mul(av, semiring_reads_b<S>() ? B(k, j) : T(1)));
+      const T* bk = b + k * ldb;
+      for (Index j = 0; j < n; ++j) c[j] = S::add(c[j], S::mul(av, semiring_reads_b<S>() ? bk[j] : T(1)));
     }
   }
 }

@@ -15,8 +15,8 @@ void mxm_generic(UserMxmPlan& plan) {
   using T = typename S::value_type;
   switch (plan.form) {
     case UserMxmPlan::Form::sparse_dense:
-      spmm_rows<S, T>(csr_view<T>(*plan.a_sparse), dense_view<T>(*plan.b_dense),
-                      dense_view<T>(plan.t_dense), false);
+      spmm<S, T>(csr_view<T>(*plan.a_sparse), dense_view<T>(*plan.b_dense), dense_view<T>(plan.t_dense),
+                 false);
       return;
     case UserMxmPlan::Form::sparse_sparse:
       plan.t_sparse = spgemm<S, T>(csr_view<T>(*plan.a_sparse), csr_view<T>(*plan.b_sparse),

@@ -1,0 +1,349 @@
+// bench_cpu_spmm: times geblas's CPU mxm (sparse x dense, float) against Eigen's sparse x
+// dense product and SuiteSparse:GraphBLAS's GrB_mxm, in one process on the same inputs:
+// plus_times, max_times and min_plus at N = 16, 64, 256, on a seeded uniform random graph
+// and on the largest shared graphs. Each time is the median of --runs timed runs after
+// one warm-up; every result is checked entry by entry against the others before it is
+// printed. Values are small integers (exact in float in any summation order).
+//
+// Eigen has no semirings: for plus_times it runs its own product (A * B with row-major
+// B, which Eigen runs on one thread), and "eigen x T" is the same product on T row
+// blocks of A in parallel. For max_times and min_plus, the Eigen column is a loop over
+// A's rows of Eigen row expressions (cwiseMax / cwiseMin of scaled rows of B).
+//
+// usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
+//                       [--semirings plus_times,max_times,min_plus] [--runs 5]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+#include <omp.h>
+
+#include "geblas/geblas.hpp"
+
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+extern "C" {  // GraphBLAS.h declares C functions without a C++ guard
+#include <GraphBLAS.h>
+}
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ESparse = Eigen::SparseMatrix<float, Eigen::RowMajor, int>;
+using EDense = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct Csr {
+  std::string name;
+  geblas::Index nrows = 0, ncols = 0;
+  std::vector<geblas::Index> offsets;
+  std::vector<geblas::ColIndex> cols;
+  std::vector<float> vals;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Values 1..3 for A's entries, so that max_times and min_plus are not trivial on
+// pattern graphs.
+void assign_values(Csr& g, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  g.vals.resize(g.cols.size());
+  for (auto& v : g.vals) v = static_cast<float>(1 + rng() % 3);
+}
+
+// `nrows` x `nrows`, `nnz` positions drawn uniformly (duplicates dropped), seeded.
+Csr random_graph(geblas::Index nrows, geblas::Index nnz, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<geblas::ColIndex>> rows(static_cast<std::size_t>(nrows));
+  for (geblas::Index k = 0; k < nnz; ++k)
+    rows[rng() % static_cast<std::uint64_t>(nrows)].push_back(static_cast<geblas::ColIndex>(rng() % static_cast<std::uint64_t>(nrows)));
+  Csr g;
+  g.name = "random";
+  g.nrows = g.ncols = nrows;
+  g.offsets.push_back(0);
+  for (auto& r : rows) {
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    g.cols.insert(g.cols.end(), r.begin(), r.end());
+    g.offsets.push_back(static_cast<geblas::Index>(g.cols.size()));
+  }
+  assign_values(g, seed + 1);
+  return g;
+}
+
+std::filesystem::path data_dir() {
+  if (const char* env = std::getenv("GEBLAS_DATA_DIR"); env && *env) return env;
+  return GEBLAS_DEFAULT_DATA_DIR;
+}
+
+// A shared graph through geblas's reader; false (with a message) when it cannot be read.
+bool load_graph(const std::string& name, Csr& g) {
+  const auto path = data_dir() / (name + ".mtx.gz");
+  if (!std::filesystem::exists(path)) {
+    std::printf("# skipped %s: %s not found (set GEBLAS_DATA_DIR)\n", name.c_str(), path.c_str());
+    return false;
+  }
+  try {
+    const auto A = geblas::io::read_matrix_market<float>(path.string());
+    const auto& s = A.storage();
+    g.name = name;
+    g.nrows = A.nrows();
+    g.ncols = A.ncols();
+    g.offsets.assign(s.row_offsets.as<geblas::Index>(), s.row_offsets.as<geblas::Index>() + g.nrows + 1);
+    g.cols.assign(s.col_indices.as<geblas::ColIndex>(), s.col_indices.as<geblas::ColIndex>() + A.nvals());
+  } catch (const geblas::Error& e) {
+    std::printf("# skipped %s: %s\n", name.c_str(), e.what());
+    return false;
+  }
+  assign_values(g, 7);
+  return true;
+}
+
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+// Median wall time in ms; `cpu`, when given, receives the median CPU time of the process
+// (all threads), which a loaded machine disturbs less (used for tuning runs).
+double median_ms(int runs, const std::function<void()>& f, double* cpu = nullptr) {
+  f();  // warm-up
+  std::vector<double> t, c;
+  for (int r = 0; r < runs; ++r) {
+    const double c0 = cpu_ms();
+    const auto t0 = Clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    c.push_back(cpu_ms() - c0);
+  }
+  std::sort(t.begin(), t.end());
+  std::sort(c.begin(), c.end());
+  if (cpu) *cpu = c[c.size() / 2];
+  return t[t.size() / 2];
+}
+
+struct SemiringCase {
+  std::string name;
+  float identity;
+  float (*add)(float, float);
+  float (*mul)(float, float);
+};
+
+const std::vector<SemiringCase>& semiring_cases() {
+  static const std::vector<SemiringCase> cases = {
+      {"plus_times", 0.0f, [](float a, float b) { return a + b; }, [](float a, float b) { return a * b; }},
+      {"max_times", -INFINITY, [](float a, float b) { return std::fmax(a, b); }, [](float a, float b) { return a * b; }},
+      {"min_plus", INFINITY, [](float a, float b) { return std::fmin(a, b); }, [](float a, float b) { return a + b; }},
+  };
+  return cases;
+}
+
+// Eigen: its own product for plus_times; row expressions for the others. Rows
+// [r0, r1) only, so the same code serves the row-block parallel run.
+void eigen_rows(const SemiringCase& s, const ESparse& A, const EDense& B, EDense& C, Eigen::Index r0, Eigen::Index r1) {
+  if (s.name == "plus_times") {
+    C.middleRows(r0, r1 - r0).noalias() = A.middleRows(r0, r1 - r0) * B;
+    return;
+  }
+  const bool is_max = s.name == "max_times";
+  for (Eigen::Index i = r0; i < r1; ++i) {
+    auto c = C.row(i);
+    ESparse::InnerIterator it(A, i);
+    if (!it) {
+      c.setConstant(s.identity);
+      continue;
+    }
+    if (is_max) c = it.value() * B.row(it.index());
+    else c = B.row(it.index()).array() + it.value();
+    for (++it; it; ++it) {
+      if (is_max) c = c.cwiseMax(it.value() * B.row(it.index()));
+      else c = c.cwiseMin((B.row(it.index()).array() + it.value()).matrix());
+    }
+  }
+}
+
+// Largest difference between two row-major results, counted in entries that differ.
+geblas::Index count_differences(const float* x, const float* y, std::size_t count) {
+  geblas::Index bad = 0;
+  for (std::size_t k = 0; k < count; ++k)
+    if (!(x[k] == y[k] || std::abs(x[k] - y[k]) <= 1e-5f * std::max(1.0f, std::abs(y[k])))) ++bad;
+  return bad;
+}
+
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+#define GRB_CHECK(call)                                                               \
+  do {                                                                                \
+    const GrB_Info info_ = (call);                                                    \
+    if (info_ != GrB_SUCCESS) {                                                       \
+      std::fprintf(stderr, "GraphBLAS error %d at %s:%d\n", int(info_), __FILE__, __LINE__); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+GrB_Semiring grb_semiring(const std::string& name) {
+  if (name == "plus_times") return GrB_PLUS_TIMES_SEMIRING_FP32;
+  if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP32;
+  return GrB_MIN_PLUS_SEMIRING_FP32;
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> graphs = {"random", "ego-Twitter-undirected", "soc-Slashdot0902", "cit-HepPh"};
+  std::vector<int> ns = {16, 64, 256};
+  std::vector<std::string> semirings = {"plus_times", "max_times", "min_plus"};
+  int runs = 5;
+  bool only_geblas = false;  // --only-geblas 1: skip Eigen and GraphBLAS (for tuning runs)
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string key = argv[a], value = argv[a + 1];
+    if (key == "--graphs") graphs = split(value);
+    else if (key == "--n") { ns.clear(); for (auto& x : split(value)) ns.push_back(std::stoi(x)); }
+    else if (key == "--semirings") semirings = split(value);
+    else if (key == "--runs") runs = std::max(1, std::stoi(value));
+    else if (key == "--only-geblas") only_geblas = value == "1";
+    else { std::fprintf(stderr, "unknown option %s\n", key.c_str()); return 2; }
+  }
+  const int threads = omp_get_max_threads();
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+  GRB_CHECK(GrB_init(GrB_NONBLOCKING));
+  GRB_CHECK(GxB_Global_Option_set(static_cast<GxB_Option_Field>(GxB_NTHREADS), threads));
+  std::printf("# SuiteSparse:GraphBLAS %d.%d.%d, %d threads\n", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
+              GxB_IMPLEMENTATION_SUB, threads);
+#else
+  std::printf("# SuiteSparse:GraphBLAS not available: its column reads n/a\n");
+#endif
+  std::printf("# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
+              "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms\n",
+              threads, threads, threads, runs);
+  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %9s %9s %9s\n", "graph", "semiring", "N", "geblas", "eigen",
+              "eigen_xT", "graphblas", "eigen/g", "eigenT/g", "grb/g");
+  int failures = 0;
+  for (const auto& gname : graphs) {
+    Csr g;
+    if (gname == "random") g = random_graph(262144, 4200000, 2026);
+    else if (!load_graph(gname, g)) continue;
+    const auto nnz = static_cast<geblas::Index>(g.cols.size());
+    std::printf("# %s: %lld x %lld, %lld entries\n", g.name.c_str(), (long long)g.nrows, (long long)g.ncols, (long long)nnz);
+    const auto A = geblas::SparseMatrix<float>::from_csr(g.nrows, g.ncols, g.offsets, g.cols, g.vals);
+    std::vector<int> outer(g.offsets.begin(), g.offsets.end());
+    const ESparse Ae = Eigen::Map<const ESparse>(g.nrows, g.ncols, nnz, outer.data(), g.cols.data(), g.vals.data());
+    // row blocks of about equal entries for the parallel Eigen run
+    std::vector<Eigen::Index> blocks = {0};
+    for (int t = 1; t < threads; ++t)
+      blocks.push_back(std::lower_bound(g.offsets.begin(), g.offsets.end(), nnz * t / threads) - g.offsets.begin());
+    blocks.push_back(g.nrows);
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+    GrB_Matrix Ag = nullptr;
+    {
+      std::vector<GrB_Index> I(static_cast<std::size_t>(nnz)), J(static_cast<std::size_t>(nnz));
+      for (geblas::Index i = 0; i < g.nrows; ++i)
+        for (geblas::Index k = g.offsets[i]; k < g.offsets[i + 1]; ++k) {
+          I[k] = static_cast<GrB_Index>(i);
+          J[k] = static_cast<GrB_Index>(g.cols[k]);
+        }
+      GRB_CHECK(GrB_Matrix_new(&Ag, GrB_FP32, g.nrows, g.ncols));
+      GRB_CHECK(GrB_Matrix_build_FP32(Ag, I.data(), J.data(), g.vals.data(), nnz, GrB_PLUS_FP32));
+      GRB_CHECK(GrB_Matrix_wait(Ag, GrB_MATERIALIZE));
+    }
+#endif
+    for (int n : ns) {
+      // B: values 0..7, seeded
+      EDense Be(g.ncols, n);
+      {
+        std::mt19937_64 rng(99 + n);
+        for (Eigen::Index k = 0; k < Be.size(); ++k) Be.data()[k] = static_cast<float>(rng() % 8);
+      }
+      const auto B = geblas::DenseMatrix<float>::from_row_major(g.ncols, n, std::vector<float>(Be.data(), Be.data() + Be.size()));
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+      GrB_Matrix Bg = nullptr;
+      {
+        GRB_CHECK(GrB_Matrix_new(&Bg, GrB_FP32, g.ncols, n));
+        const GrB_Index bytes = static_cast<GrB_Index>(Be.size()) * sizeof(float);
+        void* x = std::malloc(bytes);
+        std::copy(Be.data(), Be.data() + Be.size(), static_cast<float*>(x));
+        GRB_CHECK(GxB_Matrix_pack_FullR(Bg, &x, bytes, false, nullptr));
+      }
+#endif
+      for (const auto& sname : semirings) {
+        const auto it = std::find_if(semiring_cases().begin(), semiring_cases().end(), [&](auto& c) { return c.name == sname; });
+        if (it == semiring_cases().end()) { std::fprintf(stderr, "unknown semiring %s\n", sname.c_str()); return 2; }
+        const SemiringCase& s = *it;
+        const geblas::SemiringId id = geblas::semiring_from_string(sname.c_str());
+        geblas::DenseMatrix<float> C(g.nrows, n);
+        double cpu_geblas = 0;
+        const double t_geblas = median_ms(runs, [&] {
+          geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C, A, B, S{}); });
+        }, &cpu_geblas);
+        if (only_geblas) {
+          std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
+          continue;
+        }
+        EDense Ce(g.nrows, n), Ce2(g.nrows, n);
+        const double t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
+        const double t_eigen2 = median_ms(runs, [&] {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+          for (int t = 0; t < threads; ++t) eigen_rows(s, Ae, Be, Ce2, blocks[t], blocks[t + 1]);
+        });
+        const std::vector<float> got = C.to_row_major();
+        geblas::Index bad = count_differences(got.data(), Ce.data(), got.size());
+        bad += count_differences(got.data(), Ce2.data(), got.size());
+        double t_grb = NAN;
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+        {
+          GrB_Matrix Cg = nullptr;
+          GRB_CHECK(GrB_Matrix_new(&Cg, GrB_FP32, g.nrows, n));
+          t_grb = median_ms(runs, [&] {
+            GRB_CHECK(GrB_mxm(Cg, nullptr, nullptr, grb_semiring(sname), Ag, Bg, nullptr));
+            GRB_CHECK(GrB_Matrix_wait(Cg, GrB_MATERIALIZE));
+          });
+          GrB_Index nv = 0;
+          GRB_CHECK(GrB_Matrix_nvals(&nv, Cg));
+          std::vector<GrB_Index> I(nv), J(nv);
+          std::vector<float> X(nv);
+          GRB_CHECK(GrB_Matrix_extractTuples_FP32(I.data(), J.data(), X.data(), &nv, Cg));
+          // entries GraphBLAS leaves absent are the identity in geblas's dense C
+          std::vector<float> full(got.size(), s.identity);
+          for (GrB_Index k = 0; k < nv; ++k) full[I[k] * static_cast<GrB_Index>(n) + J[k]] = X[k];
+          bad += count_differences(got.data(), full.data(), got.size());
+          GrB_Matrix_free(&Cg);
+        }
+#endif
+        if (bad) ++failures;
+        std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f%s\n", g.name.c_str(), sname.c_str(), n,
+                    t_geblas, t_eigen, t_eigen2, t_grb, t_eigen / t_geblas, t_eigen2 / t_geblas, t_grb / t_geblas,
+                    bad ? "  RESULTS DIFFER" : "");
+        std::fflush(stdout);
+      }
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+      GrB_Matrix_free(&Bg);
+#endif
+    }
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+    GrB_Matrix_free(&Ag);
+#endif
+  }
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+  GrB_finalize();
+#endif
+  if (failures) std::printf("# %d cases where the results differ\n", failures);
+  return failures ? 1 : 0;
+}
