@@ -7,6 +7,7 @@
 #include "core/backend.hpp"
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
+#include "cuda/spmm/dispatcher.hpp"
 #include "cuda/spmm/tc_window.cuh"
 #include "cuda/spmm/window_plan.cuh"
 
@@ -111,6 +112,7 @@ const Backend* cuda_backend() {
     b.zero = cuda::device_zero;
     b.copy = cuda::device_copy;
     b.synchronize = cuda::device_synchronize;
+    b.mxm_sparse_dense = cuda::spmm::mxm_sparse_dense;
     return b;
   }();
   return &table;

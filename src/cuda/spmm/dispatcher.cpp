@@ -1,0 +1,123 @@
+// The CUDA SpMM entry: builds the problem from storage, takes the forced variant or asks
+// the dispatcher, checks it can run, hands it a workspace cached with A, and launches on
+// the device's stream. Nothing here allocates, copies or synchronises per call once A's
+// row statistics and workspace are cached.
+#include "cuda/spmm/dispatcher.hpp"
+
+#include <cstdio>
+#include <mutex>
+
+#include "core/derived_cache.hpp"
+#include "cuda/context.cuh"
+
+namespace geblas::detail::cuda::spmm {
+namespace {
+
+struct DispatchPolicy {
+  // A row this many times longer than the mean, and at least `heavy_row_min` long, would
+  // serialise one lane group in row_split while the rest of the GPU idles; merge_path
+  // spreads it. Starting point from the merge-based SpMM paper's observation that load
+  // imbalance, not mean length, decides; thresholds checked on the H100 with the shared
+  // graphs (docs/notes/spmm-tuning.md).
+  static constexpr double heavy_row_ratio = 32.0;
+  static constexpr Index heavy_row_min = 1024;
+};
+
+std::string fmt(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+// Device memory kept with A for the variants that need scratch space; grows, never shrinks.
+struct WorkspaceSlot {
+  struct State {
+    std::mutex mutex;
+    RawBuffer buffer;
+  };
+  std::shared_ptr<State> state = std::make_shared<State>();
+};
+
+void* workspace_for(const SparseStorage& A, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  auto slot = derived<WorkspaceSlot>(A, "cuda_spmm_workspace", [] { return WorkspaceSlot{}; });
+  WorkspaceSlot::State& st = *slot->state;
+  std::lock_guard<std::mutex> lock(st.mutex);
+  if (st.buffer.bytes() < bytes) st.buffer = RawBuffer(bytes, A.device);
+  return st.buffer.data();
+}
+
+}  // namespace
+
+const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
+  reason = "N=" + std::to_string(p.n);
+  if (p.m == 0 || p.n == 0 || p.nnz == 0) {
+    reason += ", nothing to multiply";
+    return row_split_variant();
+  }
+  const RowStats& s = *p.stats;
+  reason += ", mean row " + fmt(s.mean_row) + ", max row " + std::to_string(s.max_row);
+  if (s.max_row >= DispatchPolicy::heavy_row_min &&
+      static_cast<double>(s.max_row) > DispatchPolicy::heavy_row_ratio * s.mean_row) {
+    reason += ": heavy rows, balance by merge path";
+    return merge_path_variant();
+  }
+  reason += ": rows balanced, a lane group per row";
+  return row_split_variant();
+}
+
+void mxm_sparse_dense(const SpmmArgs& args) {
+  const SparseStorage& A = *args.A;
+  const DenseStorage& B = *args.B;
+  DenseStorage& C = *args.C;
+  SpmmProblem p;
+  p.m = A.nrows;
+  p.k = A.ncols;
+  p.n = C.ncols;
+  p.nnz = A.nvals;
+  p.row_offsets = A.row_offsets.as<Index>();
+  p.col_indices = A.col_indices.as<ColIndex>();
+  p.values = A.values.data();
+  p.B = B.data.data();
+  p.b_row_stride = B.layout == Layout::row_major ? B.ld : 1;
+  p.b_col_stride = B.layout == Layout::row_major ? 1 : B.ld;
+  p.C = C.data.data();
+  p.c_row_stride = C.layout == Layout::row_major ? C.ld : 1;
+  p.c_col_stride = C.layout == Layout::row_major ? 1 : C.ld;
+  p.type = C.type;
+  p.semiring = args.semiring;
+  p.accumulate = args.accumulate;
+  p.device = C.device.ordinal();
+  std::shared_ptr<const RowStats> stats;
+  if (p.m > 0 && p.nnz > 0) stats = cached_row_stats(A);
+  p.stats = stats.get();
+
+  const SpmmVariant* v = nullptr;
+  std::string reason;
+  if (!args.variant.empty()) {
+    v = find_variant(args.variant);
+    if (!v) {
+      std::string names;
+      for (const auto* x : variants()) names += std::string(names.empty() ? "" : ", ") + x->name;
+      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": unknown variant '" +
+                         std::string(args.variant) + "' (the CUDA backend has: " + names + ")");
+    }
+    reason = "forced by Options::variant";
+  } else {
+    v = &choose_variant(p, reason);
+  }
+  std::string why;
+  if (!v->can_implement(p, &why))
+    throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
+                       "' cannot run this problem: " + why);
+  if (args.record) {
+    args.record->variant = v->name;
+    args.record->reason = args.accumulate ? reason + ", fused accumulate" : reason;
+  }
+  if (p.m == 0 || p.n == 0) return;
+  DeviceGuard guard(p.device);
+  void* ws = workspace_for(A, v->workspace_bytes(p));
+  v->run(p, ws, stream(p.device));
+}
+
+}  // namespace geblas::detail::cuda::spmm

@@ -1,0 +1,206 @@
+// The semiring as the SpMM kernels use it, and the pieces every kernel shares: the
+// choice between a fully specialised fast path (StaticOps: float/double x plus_times,
+// max_times, min_plus on row-major B and C, where the add and multiply inline) and the
+// generic path (RuntimeOps: any built-in (semiring, type) pair and any layout, the
+// operators chosen by a warp-uniform switch), vector loads and warp shuffles.
+//
+// `any` keeps whichever term a kernel meets first under GraphBLAS's rules; the kernels
+// reduce it with min, which always returns one of the terms, has a true identity (so
+// partial sums of split rows combine correctly) and is deterministic for every variant.
+// Rows without entries still receive the semiring's own identity (0 for any).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "cuda/spmm/problem.hpp"
+#include "geblas/semiring.hpp"
+
+namespace geblas::detail::cuda::spmm {
+
+// A built-in semiring known at compile time.
+template <class S>
+struct StaticOps {
+  using T = typename S::value_type;
+  static constexpr bool reads_a = semiring_reads_a<S>();
+  static constexpr bool reads_b = semiring_reads_b<S>();
+  __device__ __forceinline__ T identity() const { return S::identity(); }
+  __device__ __forceinline__ T empty_value() const { return S::identity(); }
+  __device__ __forceinline__ T add(T a, T b) const {
+    // fmax/fmin have exactly the NaN rule of geblas's max/min and compile to one instruction.
+    if constexpr (S::add_monoid::id == MonoidId::max && std::is_floating_point_v<T>) return fmax(a, b);
+    else if constexpr (S::add_monoid::id == MonoidId::min && std::is_floating_point_v<T>) return fmin(a, b);
+    else return S::add(a, b);
+  }
+  __device__ __forceinline__ T mul(T a, T b) const { return S::mul(a, b); }
+};
+
+enum class AddKind : std::uint8_t { plus, min, max, lor };
+enum class MulKind : std::uint8_t { times, plus, min, max, land, pair, second };
+
+// Any built-in semiring over Value, chosen at run time.
+template <class Value>
+struct RuntimeOps {
+  using T = Value;
+  AddKind add_kind = AddKind::plus;
+  MulKind mul_kind = MulKind::times;
+  T ident{};
+  T empty{};
+  static constexpr bool reads_a = true;
+  static constexpr bool reads_b = true;
+
+  __device__ __forceinline__ T identity() const { return ident; }
+  __device__ __forceinline__ T empty_value() const { return empty; }
+  __device__ __forceinline__ T add(T a, T b) const {
+    switch (add_kind) {
+      case AddKind::plus: return geblas::detail::wrap_add(a, b);
+      case AddKind::min: return geblas::detail::min_value(a, b);
+      case AddKind::max: return geblas::detail::max_value(a, b);
+      case AddKind::lor: break;
+    }
+    return T((a != T(0)) || (b != T(0)));
+  }
+  __device__ __forceinline__ T mul(T a, T b) const {
+    switch (mul_kind) {
+      case MulKind::times: return geblas::detail::wrap_mul(a, b);
+      case MulKind::plus: return geblas::detail::wrap_add(a, b);
+      case MulKind::min: return geblas::detail::min_value(a, b);
+      case MulKind::max: return geblas::detail::max_value(a, b);
+      case MulKind::land: return T((a != T(0)) && (b != T(0)));
+      case MulKind::pair: return T(1);
+      case MulKind::second: break;
+    }
+    return b;
+  }
+};
+
+template <class T>
+RuntimeOps<T> runtime_ops(SemiringId s) {
+  RuntimeOps<T> ops;
+  visit_semiring<T>(s, [&]<class S>() {
+    if constexpr (supports_semiring(S::id, type_id<T>)) {
+      using AddM = typename S::add_monoid;
+      using Mul = typename S::mul_op;
+      switch (AddM::id) {
+        case MonoidId::plus: ops.add_kind = AddKind::plus; break;
+        case MonoidId::max: ops.add_kind = AddKind::max; break;
+        case MonoidId::lor: ops.add_kind = AddKind::lor; break;
+        default: ops.add_kind = AddKind::min; break;  // min, and any (see the file comment)
+      }
+      switch (Mul::id) {
+        case BinaryOpId::plus: ops.mul_kind = MulKind::plus; break;
+        case BinaryOpId::min: ops.mul_kind = MulKind::min; break;
+        case BinaryOpId::max: ops.mul_kind = MulKind::max; break;
+        case BinaryOpId::land: ops.mul_kind = MulKind::land; break;
+        case BinaryOpId::pair: ops.mul_kind = MulKind::pair; break;
+        case BinaryOpId::second: ops.mul_kind = MulKind::second; break;
+        default: ops.mul_kind = MulKind::times; break;
+      }
+      ops.empty = S::identity();
+      ops.ident = AddM::id == MonoidId::any ? monoid::min<T>::identity() : S::identity();
+    }
+  });
+  return ops;
+}
+
+// Calls f.template operator()<Ops, RowMajor>(ops) with the fast path when one is
+// compiled for the problem, else with the generic one. Every variant runs through this,
+// so the fast set is defined here once.
+template <class F>
+void with_ops(const SpmmProblem& p, F&& f) {
+  const bool row_major = p.b_row_major() && p.c_row_major();
+  auto fast = [&]<class T>() {
+    switch (p.semiring) {
+      case SemiringId::plus_times: f.template operator()<StaticOps<semiring::plus_times<T>>, true>({}); return true;
+      case SemiringId::max_times: f.template operator()<StaticOps<semiring::max_times<T>>, true>({}); return true;
+      case SemiringId::min_plus: f.template operator()<StaticOps<semiring::min_plus<T>>, true>({}); return true;
+      default: return false;
+    }
+  };
+  if (row_major && p.type == TypeId::float32 && fast.template operator()<float>()) return;
+  if (row_major && p.type == TypeId::float64 && fast.template operator()<double>()) return;
+  visit_type(p.type, [&]<class T>() { f.template operator()<RuntimeOps<T>, false>(runtime_ops<T>(p.semiring)); });
+}
+
+// Typed pointers and strides of a problem. With RowMajor the column strides are 1 at
+// compile time, so consecutive columns are consecutive addresses (vector loads).
+template <class T, bool RowMajor>
+struct Operands {
+  Index m, n;
+  const Index* __restrict__ ro;
+  const ColIndex* __restrict__ ci;
+  const T* __restrict__ av;
+  const T* __restrict__ B;
+  T* __restrict__ C;
+  Index bs, bc, cs, cc;  // row and column strides of B and C
+  bool accumulate;
+
+  __device__ __forceinline__ const T* b_at(Index k, Index j) const { return B + k * bs + (RowMajor ? j : j * bc); }
+  __device__ __forceinline__ T* c_at(Index i, Index j) const { return C + i * cs + (RowMajor ? j : j * cc); }
+};
+
+template <class T, bool RowMajor>
+Operands<T, RowMajor> operands(const SpmmProblem& p) {
+  return {p.m, p.n, p.row_offsets, p.col_indices, static_cast<const T*>(p.values), static_cast<const T*>(p.B),
+          static_cast<T*>(p.C), p.b_row_stride, p.b_col_stride, p.c_row_stride, p.c_col_stride, p.accumulate};
+}
+
+// V consecutive values from p (16-byte loads for V * sizeof(T) == 16; the caller checks
+// alignment). Read-only path: B is never written by the kernel.
+template <class T, int V>
+__device__ __forceinline__ void load_vec(const T* p, T (&out)[V]) {
+  if constexpr (V * sizeof(T) == 16) {
+    const int4 x = __ldg(reinterpret_cast<const int4*>(p));
+    std::memcpy(out, &x, 16);
+  } else if constexpr (V * sizeof(T) == 8) {
+    const int2 x = __ldg(reinterpret_cast<const int2*>(p));
+    std::memcpy(out, &x, 8);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = p[v];
+  }
+}
+
+template <class T, int V>
+__device__ __forceinline__ void store_vec(T* p, const T (&in)[V]) {
+  if constexpr (V * sizeof(T) == 16) {
+    int4 x;
+    std::memcpy(&x, in, 16);
+    *reinterpret_cast<int4*>(p) = x;
+  } else if constexpr (V * sizeof(T) == 8) {
+    int2 x;
+    std::memcpy(&x, in, 8);
+    *reinterpret_cast<int2*>(p) = x;
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) p[v] = in[v];
+  }
+}
+
+// __shfl_sync for every value type geblas stores (bool and 64-bit integers included).
+template <class T>
+__device__ __forceinline__ T shfl(unsigned mask, T x, int src, int width = 32) {
+  if constexpr (std::is_same_v<T, bool>) return __shfl_sync(mask, static_cast<int>(x), src, width) != 0;
+  else if constexpr (sizeof(T) == 8 && std::is_integral_v<T>) return static_cast<T>(__shfl_sync(mask, static_cast<long long>(x), src, width));
+  else return __shfl_sync(mask, x, src, width);
+}
+
+// Whether 16-byte vectors of T fit the problem: N, the strides and both base pointers
+// multiples of the vector, B and C row-major.
+inline bool vector_aligned(const SpmmProblem& p, int v) {
+  if (v <= 1) return true;
+  const std::size_t bytes = static_cast<std::size_t>(v) * p.value_bytes();
+  return p.b_row_major() && p.c_row_major() && p.n % v == 0 && p.b_row_stride % v == 0 &&
+         p.c_row_stride % v == 0 && reinterpret_cast<std::uintptr_t>(p.B) % bytes == 0 &&
+         reinterpret_cast<std::uintptr_t>(p.C) % bytes == 0;
+}
+
+// The vector width (in values) a 16-byte load holds for the problem's type.
+inline int full_vector(const SpmmProblem& p) { return static_cast<int>(16 / p.value_bytes()); }
+
+inline unsigned grid_limit(Index x) { return static_cast<unsigned>(x < 1 ? 1 : x); }
+
+}  // namespace geblas::detail::cuda::spmm

@@ -1,0 +1,228 @@
+// mxm(sparse x dense) on the GPU: every registered CUDA SpMM variant forced one by one,
+// and the dispatcher, against the Eigen references on random shapes (N across the
+// off-by-one sizes, empty rows, one row holding half the entries, no entries, no rows),
+// every built-in semiring (float for all; double, int32, int64 and bool sampled), both
+// layouts and the fused accumulator. Outputs are poisoned before every run and every
+// entry is checked.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "geblas/detail/spmm_variants.hpp"
+#include "geblas/geblas.hpp"
+#include "support/catch.hpp"
+#include "support/compare.hpp"
+#include "support/random.hpp"
+
+using namespace geblas;
+using geblas::test::Shape;
+
+namespace {
+
+const Device gpu = Device::cuda(0);
+
+// "" is the dispatcher; the rest are forced variants.
+std::vector<std::string> variants_and_auto() {
+  std::vector<std::string> v = detail::cuda_spmm_variant_names();
+  v.insert(v.begin(), "");
+  return v;
+}
+
+const std::vector<std::string> float_semirings = {"plus_times", "max_times", "min_plus",   "max_plus",
+                                                  "min_times",  "max_min",   "min_max",    "plus_pair",
+                                                  "min_second", "plus_second"};
+
+// any_second: every entry of a row with entries is B(k, j) for some entry (i, k) of A;
+// rows without entries hold the identity (0).
+template <class T>
+std::string check_any_second(const DenseMatrix<T>& C, const ref::Sparse<T>& A, const ref::Dense<T>& B) {
+  const std::vector<T> g = C.to_row_major();
+  Index bad = 0;
+  std::string msg;
+  for (Index i = 0; i < A.rows(); ++i)
+    for (Index j = 0; j < B.cols(); ++j) {
+      const T x = g[static_cast<std::size_t>(i * B.cols() + j)];
+      bool ok = false;
+      bool any = false;
+      for (typename ref::Sparse<T>::InnerIterator it(A, i); it; ++it) {
+        any = true;
+        ok = ok || B(it.col(), j) == x;
+      }
+      if (!any) ok = x == T(0);
+      if (!ok) {
+        if (bad < 5) msg += " (" + std::to_string(i) + "," + std::to_string(j) + "): " + std::to_string(+x);
+        ++bad;
+      }
+    }
+  return bad ? msg + " " + std::to_string(bad) + " entries are no term of their row" : "";
+}
+
+template <class T>
+void run_variant(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, SemiringId id,
+                 const std::string& variant, bool accumulate) {
+  visit_semiring<T>(id, [&]<class S>() {
+    if constexpr (supports_semiring(S::id, type_id<T>)) {
+      Options o;
+      o.variant = variant;
+      if (accumulate) {
+        using Op = typename S::add_monoid::op;
+        o.accum = Op{};
+      }
+      mxm(C, A, B, S{}, o);
+    }
+  });
+}
+
+// One random case, run by every variant in `variants`.
+template <class T>
+void check_case(const std::string& name, Index m, Index k, Index n, Shape shape, std::uint64_t seed, Layout lb,
+                Layout lc, bool accumulate, const std::vector<std::string>& variants) {
+  const auto As = test::random_sparse<T>(m, k, 0.012, shape, seed);
+  const ref::Dense<T> Bd = test::random_dense<T>(k, n, seed + 1);
+  const auto E = As.eigen();
+  ref::Dense<T> want;
+  if constexpr (std::is_same_v<T, bool>) {
+    // lor_land on bool is "the 0/1 integer product is non-zero", through Eigen's product.
+    REQUIRE(!accumulate);
+    const ref::Sparse<std::int32_t> Ei = E.template cast<std::int32_t>();
+    const ref::Dense<std::int32_t> P = Ei * Bd.template cast<std::int32_t>();
+    want = (P.array() != 0).matrix();
+  } else {
+    want = ref::spmm<T>(E, Bd, ref::semiring<T>(name));
+  }
+  const ref::Dense<T> C0 = test::random_dense<T>(m, n, seed + 2);
+  if constexpr (!std::is_same_v<T, bool>)
+  if (accumulate) {
+    const auto sr = ref::semiring<T>(name);
+    for (Index i = 0; i < m; ++i) {
+      const bool has = E.outerIndexPtr()[i + 1] > E.outerIndexPtr()[i];
+      for (Index j = 0; j < n; ++j) want(i, j) = has ? sr.add(C0(i, j), want(i, j)) : C0(i, j);
+    }
+  }
+  const SparseMatrix<T> A = As.geblas().to(gpu);
+  const DenseMatrix<T> B = test::to_geblas(Bd, lb, gpu);
+  const SemiringId id = semiring_from_string(name.c_str());
+  for (const auto& v : variants) {
+    DenseMatrix<T> C = accumulate ? test::to_geblas(C0, lc, gpu) : DenseMatrix<T>::constant(m, n, test::poison<T>(), gpu, lc);
+    run_variant(C, A, B, id, v, accumulate);
+    INFO("variant=" << (v.empty() ? "auto(" + last_dispatch().variant + ")" : v) << " " << name << " "
+                    << type_traits<T>::name << " m=" << m << " k=" << k << " n=" << n
+                    << " shape=" << test::to_string(shape) << " seed=" << seed
+                    << " B=" << (lb == Layout::row_major ? "row" : "col") << " C=" << (lc == Layout::row_major ? "row" : "col")
+                    << " accumulate=" << accumulate);
+    CHECK(last_dispatch().backend == "cuda");
+    if (name == "any_second" && !accumulate) CHECK(check_any_second(C, E, Bd) == "");
+    else CHECK(test::compare_dense(C, want) == "");
+  }
+}
+
+const std::vector<Index> widths = {1, 7, 31, 32, 33, 64, 100, 128, 257, 512};
+
+}  // namespace
+
+TEST_CASE("cuda spmm: every variant and the dispatcher match the reference, float, every semiring", "[spmm][gpu]") {
+  const auto variants = variants_and_auto();
+  REQUIRE(variants.size() >= 5);
+  std::uint64_t seed = 5000;
+  std::vector<std::string> names = float_semirings;
+  names.push_back("any_second");
+  for (const auto& name : names)
+    for (Shape shape : {Shape::uniform, Shape::empty_rows, Shape::heavy_row, Shape::empty})
+      for (Index n : widths) {
+        ++seed;
+        // m, k vary with the seed so that row counts are not multiples of the block size.
+        const Index m = 300 + static_cast<Index>(seed % 37), k = 700 + static_cast<Index>(seed % 91);
+        const Layout lb = seed % 5 == 0 ? Layout::col_major : Layout::row_major;
+        const Layout lc = seed % 7 == 0 ? Layout::col_major : Layout::row_major;
+        check_case<float>(name, m, k, n, shape, seed, lb, lc, false, variants);
+      }
+}
+
+TEST_CASE("cuda spmm: fused accumulate keeps rows without entries", "[spmm][gpu]") {
+  const auto variants = variants_and_auto();
+  std::uint64_t seed = 7000;
+  for (const std::string name : {"plus_times", "max_times", "min_plus", "min_max"})
+    for (Shape shape : {Shape::empty_rows, Shape::heavy_row})
+      for (Index n : {1, 33, 128, 257}) {
+        ++seed;
+        check_case<float>(name, 211, 500, n, shape, seed, Layout::row_major, seed % 2 ? Layout::row_major : Layout::col_major,
+                          true, variants);
+        check_case<double>(name, 211, 500, n, shape, seed, Layout::row_major, Layout::row_major, true, variants);
+      }
+}
+
+TEST_CASE("cuda spmm: other types, sampled semirings", "[spmm][gpu]") {
+  const auto variants = variants_and_auto();
+  std::uint64_t seed = 9000;
+  for (Shape shape : {Shape::uniform, Shape::heavy_row, Shape::empty_rows})
+    for (Index n : {1, 7, 32, 33, 128, 257}) {
+      ++seed;
+      const Layout lb = seed % 3 == 0 ? Layout::col_major : Layout::row_major;
+      for (const std::string name : {"plus_times", "min_plus", "max_times", "max_plus", "min_second", "plus_pair"})
+        check_case<double>(name, 123, 400, n, shape, seed, lb, Layout::row_major, false, variants);
+      for (const std::string name : {"plus_times", "min_plus", "plus_pair", "max_min", "any_second"})
+        check_case<std::int32_t>(name, 123, 400, n, shape, seed, lb, Layout::row_major, false, variants);
+      for (const std::string name : {"plus_times", "max_min", "min_times", "plus_second"})
+        check_case<std::int64_t>(name, 123, 400, n, shape, seed, Layout::row_major, lb, false, variants);
+      for (const std::string name : {"lor_land", "any_second"})
+        check_case<bool>(name, 123, 400, n, shape, seed, lb, Layout::row_major, false, variants);
+    }
+}
+
+TEST_CASE("cuda spmm: zero sizes", "[spmm][gpu]") {
+  const auto variants = variants_and_auto();
+  for (const auto& v : variants) {
+    // m = 0, n = 0, k = 0 (no entries: every row gets the identity)
+    check_case<float>("plus_times", 0, 50, 33, Shape::uniform, 11, Layout::row_major, Layout::row_major, false, {v});
+    check_case<float>("min_plus", 40, 50, 0, Shape::uniform, 12, Layout::row_major, Layout::row_major, false, {v});
+    check_case<float>("min_plus", 40, 0, 9, Shape::uniform, 13, Layout::row_major, Layout::row_major, false, {v});
+    check_case<float>("max_times", 40, 50, 64, Shape::empty, 14, Layout::row_major, Layout::row_major, false, {v});
+  }
+}
+
+TEST_CASE("cuda spmm: real values, long rows and many rows", "[spmm][gpu]") {
+  // Real-valued entries, a row longer than any slice (merge_path carries across many
+  // slices) and more rows than one grid column; tolerance for reordered float sums.
+  const auto variants = variants_and_auto();
+  for (Index n : {4, 33, 128}) {
+    const auto As = test::random_sparse<float>(6000, 5000, 0.002, Shape::heavy_row, 77 + n, true);
+    const ref::Dense<float> Bd = test::random_dense<float>(5000, n, 78 + n, true);
+    const auto want = ref::spmm<float>(As.eigen(), Bd, ref::semiring<float>("plus_times"));
+    const auto want_max = ref::spmm<float>(As.eigen(), Bd, ref::semiring<float>("max_times"));
+    const auto A = As.geblas().to(gpu);
+    const auto B = test::to_geblas(Bd, Layout::row_major, gpu);
+    for (const auto& v : variants) {
+      INFO("variant=" << v << " n=" << n);
+      DenseMatrix<float> C = DenseMatrix<float>::constant(6000, n, test::poison<float>(), gpu);
+      mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v});
+      CHECK(test::compare_dense(C, want, 1e-4) == "");
+      // repeated calls reuse the cached workspace and row statistics
+      DenseMatrix<float> C2 = DenseMatrix<float>::constant(6000, n, test::poison<float>(), gpu);
+      mxm(C2, A, B, semiring::max_times<float>{}, {.variant = v});
+      CHECK(test::compare_dense(C2, want_max, 0) == "");
+    }
+  }
+}
+
+TEST_CASE("cuda spmm: unknown variants are an error naming the choices; the dispatch is traced", "[spmm][gpu]") {
+  const auto As = test::random_sparse<float>(64, 64, 0.1, Shape::uniform, 3);
+  const auto A = As.geblas().to(gpu);
+  const auto B = DenseMatrix<float>::constant(64, 8, 1.0f, gpu);
+  DenseMatrix<float> C(64, 8, gpu);
+  CHECK_THROWS_AS(mxm(C, A, B, semiring::plus_times<float>{}, {.variant = "no_such_kernel"}), InvalidValue);
+  try {
+    mxm(C, A, B, semiring::plus_times<float>{}, {.variant = "fast"});
+  } catch (const InvalidValue& e) {
+    CHECK(std::string(e.what()).find("row_split") != std::string::npos);
+  }
+  mxm(C, A, B, semiring::plus_times<float>{});
+  const DispatchRecord r = last_dispatch();
+  CHECK(r.backend == "cuda");
+  const auto names = detail::cuda_spmm_variant_names();
+  CHECK(std::set<std::string>(names.begin(), names.end()).count(r.variant) == 1);
+  CHECK(r.reason.find("N=8") != std::string::npos);
+  for (const auto& v : names) {
+    mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v});
+    CHECK(last_dispatch().variant == v);
+  }
+}
