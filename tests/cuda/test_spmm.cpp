@@ -169,7 +169,7 @@ TEST_CASE("cuda spmm: other types, sampled semirings", "[spmm][gpu]") {
     }
 }
 
-TEST_CASE("cuda spmm: zero sizes", "[spmm][gpu]") {
+TEST_CASE("cuda spmm: zero sizes", "[spmm][gpu][sanitize]") {
   const auto variants = variants_and_auto();
   for (const auto& v : variants) {
     // m = 0, n = 0, k = 0 (no entries: every row gets the identity)
@@ -204,7 +204,7 @@ TEST_CASE("cuda spmm: real values, long rows and many rows", "[spmm][gpu]") {
   }
 }
 
-TEST_CASE("cuda spmm: unknown variants are an error naming the choices; the dispatch is traced", "[spmm][gpu]") {
+TEST_CASE("cuda spmm: unknown variants are an error naming the choices; the dispatch is traced", "[spmm][gpu][sanitize]") {
   const auto As = test::random_sparse<float>(64, 64, 0.1, Shape::uniform, 3);
   const auto A = As.geblas().to(gpu);
   const auto B = DenseMatrix<float>::constant(64, 8, 1.0f, gpu);
@@ -224,5 +224,20 @@ TEST_CASE("cuda spmm: unknown variants are an error naming the choices; the disp
   for (const auto& v : names) {
     mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v});
     CHECK(last_dispatch().variant == v);
+  }
+}
+
+TEST_CASE("cuda spmm: a reduced set for the sanitizers", "[spmm][gpu][sanitize]") {
+  // Every variant, cut rows, both vector widths and the generic path, few runs: what
+  // compute-sanitizer's memcheck and racecheck go over.
+  const auto variants = variants_and_auto();
+  std::uint64_t seed = 12000;
+  for (Index n : {1, 33, 64, 257}) {
+    ++seed;
+    check_case<float>("plus_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, false, variants);
+    check_case<float>("min_plus", 157, 600, n, Shape::empty_rows, seed, Layout::col_major, Layout::row_major, true, variants);
+    check_case<double>("max_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, false, variants);
+    check_case<std::int32_t>("plus_pair", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::col_major, false, variants);
+    check_case<bool>("lor_land", 157, 600, n, Shape::uniform, seed, Layout::row_major, Layout::row_major, false, variants);
   }
 }

@@ -4,6 +4,7 @@
 // row statistics and workspace are cached.
 #include "cuda/spmm/dispatcher.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 
@@ -14,20 +15,15 @@ namespace geblas::detail::cuda::spmm {
 namespace {
 
 struct DispatchPolicy {
-  // A row this many times longer than the mean, and at least `heavy_row_min` long, would
-  // serialise one lane group in row_split while the rest of the GPU idles; merge_path
-  // spreads it. Starting point from the merge-based SpMM paper's observation that load
-  // imbalance, not mean length, decides; thresholds checked on the H100 with the shared
-  // graphs (docs/notes/spmm-tuning.md).
-  static constexpr double heavy_row_ratio = 32.0;
-  static constexpr Index heavy_row_min = 1024;
+  // A row longer than this many times the entries a warp consumes per step (see
+  // row_pieces.cu) would serialise one warp for longer than the rest of the product takes
+  // on the shared power-law graphs; row_pieces cuts such rows (H100 measurement in
+  // docs/notes/spmm-tuning.md). Below it both run the same kernel and row_split saves
+  // the work list.
+  static constexpr int long_row_steps = 8;
+  static constexpr int unroll = 4;  // must match RowSplitPolicy::unroll
 };
 
-std::string fmt(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", x);
-  return buf;
-}
 
 // Device memory kept with A for the variants that need scratch space; grows, never shrinks.
 struct WorkspaceSlot {
@@ -40,30 +36,44 @@ struct WorkspaceSlot {
 
 void* workspace_for(const SparseStorage& A, std::size_t bytes) {
   if (bytes == 0) return nullptr;
-  auto slot = derived<WorkspaceSlot>(A, "cuda_spmm_workspace", [] { return WorkspaceSlot{}; });
+  auto slot = derived<WorkspaceSlot>(A, "spmm_ws", [] { return WorkspaceSlot{}; });
   WorkspaceSlot::State& st = *slot->state;
   std::lock_guard<std::mutex> lock(st.mutex);
   if (st.buffer.bytes() < bytes) st.buffer = RawBuffer(bytes, A.device);
   return st.buffer.data();
 }
 
+// The vector width the fast kernels use for this problem (1 when B or C is not aligned).
+int vector_aligned_hint(const SpmmProblem& p) {
+  const int full = static_cast<int>(16 / p.value_bytes());
+  if (p.type != TypeId::float32 && p.type != TypeId::float64) return 1;
+  if (!p.b_row_major() || !p.c_row_major() || p.n % full != 0 || p.b_row_stride % full != 0 ||
+      p.c_row_stride % full != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(p.C) % 16 != 0)
+    return 1;
+  return full;
+}
+
 }  // namespace
 
 const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
-  reason = "N=" + std::to_string(p.n);
+  char buf[160];
   if (p.m == 0 || p.n == 0 || p.nnz == 0) {
-    reason += ", nothing to multiply";
+    std::snprintf(buf, sizeof buf, "N=%lld, nothing to multiply", static_cast<long long>(p.n));
+    reason = buf;
     return row_split_variant();
   }
   const RowStats& s = *p.stats;
-  reason += ", mean row " + fmt(s.mean_row) + ", max row " + std::to_string(s.max_row);
-  if (s.max_row >= DispatchPolicy::heavy_row_min &&
-      static_cast<double>(s.max_row) > DispatchPolicy::heavy_row_ratio * s.mean_row) {
-    reason += ": heavy rows, balance by merge path";
-    return merge_path_variant();
-  }
-  reason += ": rows balanced, a lane group per row";
-  return row_split_variant();
+  const int v = vector_aligned_hint(p);
+  int lanes = 1;
+  while (lanes < 32 && static_cast<Index>(lanes) * v < p.n) lanes *= 2;
+  const Index long_row = static_cast<Index>(DispatchPolicy::long_row_steps) * (32 / lanes) * DispatchPolicy::unroll;
+  const bool cut = s.max_row > long_row;
+  std::snprintf(buf, sizeof buf, "N=%lld, mean row %.1f, max row %lld %s %lld: %s", static_cast<long long>(p.n),
+                s.mean_row, static_cast<long long>(s.max_row), cut ? ">" : "<=", static_cast<long long>(long_row),
+                cut ? "cut long rows into pieces" : "a warp per row");
+  reason = buf;
+  return cut ? row_pieces_variant() : row_split_variant();
 }
 
 void mxm_sparse_dense(const SpmmArgs& args) {
@@ -91,6 +101,7 @@ void mxm_sparse_dense(const SpmmArgs& args) {
   std::shared_ptr<const RowStats> stats;
   if (p.m > 0 && p.nnz > 0) stats = cached_row_stats(A);
   p.stats = stats.get();
+  p.matrix = &A;
 
   const SpmmVariant* v = nullptr;
   std::string reason;

@@ -34,6 +34,8 @@ struct SpmmProblem {
   bool accumulate = false;
   int device = 0;
   const RowStats* stats = nullptr;  // A's cached row statistics; null when unknown
+  // A itself, for variants that keep a plan in its derived cache (derived_cache.hpp).
+  const SparseStorage* matrix = nullptr;
 
   bool b_row_major() const { return b_col_stride == 1; }
   bool c_row_major() const { return c_col_stride == 1; }
@@ -61,5 +63,6 @@ const SpmmVariant& crc_variant();
 const SpmmVariant& cwm_variant();
 const SpmmVariant& row_split_variant();
 const SpmmVariant& merge_path_variant();
+const SpmmVariant& row_pieces_variant();
 
 }  // namespace geblas::detail::cuda::spmm

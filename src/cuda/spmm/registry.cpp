@@ -11,8 +11,9 @@ namespace geblas::detail {
 namespace cuda::spmm {
 
 std::span<const SpmmVariant* const> variants() {
-  static const std::array<const SpmmVariant*, 4> all = {
+  static const std::array<const SpmmVariant*, 5> all = {
       &row_split_variant(),
+      &row_pieces_variant(),
       &merge_path_variant(),
       &crc_variant(),
       &cwm_variant(),

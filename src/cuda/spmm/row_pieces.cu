@@ -1,0 +1,176 @@
+// row_pieces: row_split's warp-per-row kernel over a work list in which every row longer
+// than P entries is cut into pieces of P entries, so that a power-law graph's hub rows
+// are spread over many warps instead of serialising one. Pieces write partial rows to
+// the workspace; a second kernel folds each cut row's pieces in order with the
+// semiring's add (no atomics, so every semiring works) and writes C. The work list
+// depends only on A and P, so it is built once on the host and kept in A's derived
+// cache. P scales with the number of entries a warp consumes per step (entry slots x
+// unroll), so the longest piece costs a fixed number of dependent steps for every N.
+#include <vector>
+
+#include "core/derived_cache.hpp"
+#include "cuda/check.cuh"
+#include "cuda/spmm/warp_row.cuh"
+#include "geblas/detail/host_buffer.hpp"
+
+namespace geblas::detail::cuda::spmm {
+namespace {
+
+struct RowPiecesPolicy {
+  static constexpr int block_threads = 256;  // 8 warps (work items) per block
+  static constexpr int unroll = 4;           // as row_split
+  // Steps (slots x unroll entries each) the longest piece may take; P = steps x slots x
+  // unroll. Fewer steps: better balance, more pieces to fold.
+  static constexpr int steps_per_piece = 8;
+  static constexpr int fixup_threads = 128;
+};
+
+struct Unit {
+  Index beg, end;
+  int row;
+  int piece;  // -1: the whole row; else the piece's slot in the workspace
+};
+struct CutRow {
+  int row;
+  int first_piece;
+  int pieces;
+};
+
+// The work list for piece length P, on A's device.
+struct PiecesPlan {
+  RawBuffer units, cut_rows;
+  Index unit_count = 0, cut_count = 0, piece_count = 0;
+};
+
+std::shared_ptr<const PiecesPlan> plan_for(const SparseStorage& A, Index P) {
+  return derived<PiecesPlan>(A, "spmm_pieces:" + std::to_string(P), [&] {
+    const std::vector<Index> ro = vector_from<Index>(A.row_offsets, static_cast<std::size_t>(A.nrows + 1));
+    std::vector<Unit> units;
+    std::vector<CutRow> cut;
+    units.reserve(static_cast<std::size_t>(A.nrows));
+    int pieces = 0;
+    for (Index i = 0; i < A.nrows; ++i) {
+      const Index b = ro[static_cast<std::size_t>(i)], e = ro[static_cast<std::size_t>(i + 1)];
+      if (e - b <= P) {
+        units.push_back({b, e, static_cast<int>(i), -1});
+        continue;
+      }
+      cut.push_back({static_cast<int>(i), pieces, static_cast<int>((e - b + P - 1) / P)});
+      for (Index s = b; s < e; s += P) units.push_back({s, s + P < e ? s + P : e, static_cast<int>(i), pieces++});
+    }
+    PiecesPlan plan;
+    plan.unit_count = static_cast<Index>(units.size());
+    plan.cut_count = static_cast<Index>(cut.size());
+    plan.piece_count = pieces;
+    plan.units = RawBuffer(units.size() * sizeof(Unit), A.device);
+    copy_bytes(plan.units.data(), A.device, units.data(), Device::cpu(), units.size() * sizeof(Unit));
+    if (!cut.empty()) {
+      plan.cut_rows = RawBuffer(cut.size() * sizeof(CutRow), A.device);
+      copy_bytes(plan.cut_rows.data(), A.device, cut.data(), Device::cpu(), cut.size() * sizeof(CutRow));
+    }
+    return plan;
+  });
+}
+
+Index piece_length(const SpmmProblem& p) {
+  const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
+  const int slots = 32 / slot_lanes(p.n, v);
+  return static_cast<Index>(RowPiecesPolicy::steps_per_piece) * slots * RowPiecesPolicy::unroll;
+}
+
+template <class Ops, int V, bool RowMajor>
+__global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
+    row_pieces_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
+                      Index unit_count, typename Ops::T* __restrict__ partial) {
+  using T = typename Ops::T;
+  const Index w = static_cast<Index>(blockIdx.x) * (RowPiecesPolicy::block_threads / 32) + (threadIdx.x >> 5);
+  if (w >= unit_count) return;
+  const int lane = threadIdx.x & 31;
+  const Unit u = units[w];
+  const Index tile_width = static_cast<Index>(V) << log_w;
+  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
+    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
+    const bool active = j < op.n;
+    T acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+    warp_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, acc);
+    if (!active || (lane >> log_w) != 0) continue;
+    if (u.piece < 0) write_row(op, ops, u.row, j, u.beg == u.end, acc);
+    else store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
+  }
+}
+
+template <class Ops, bool RowMajor>
+__global__ void __launch_bounds__(RowPiecesPolicy::fixup_threads)
+    row_pieces_fold(Operands<typename Ops::T, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
+                    const typename Ops::T* __restrict__ partial) {
+  using T = typename Ops::T;
+  const CutRow r = cut[blockIdx.x];
+  for (Index j = threadIdx.x; j < op.n; j += blockDim.x) {
+    const T* p = partial + static_cast<Index>(r.first_piece) * op.n + j;
+    T acc = p[0];
+    for (int q = 1; q < r.pieces; ++q) acc = ops.add(acc, p[static_cast<Index>(q) * op.n]);
+    T* c = op.c_at(r.row, j);
+    *c = op.accumulate ? ops.add(*c, acc) : acc;
+  }
+}
+
+template <class Ops, int V, bool RowMajor>
+void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream) {
+  using T = typename Ops::T;
+  const auto plan = plan_for(*p.matrix, piece_length(p));
+  const int log_w = log2_of(slot_lanes(p.n, V));
+  const Index per_block = RowPiecesPolicy::block_threads / 32;
+  const Index tile_width = static_cast<Index>(V) << log_w;
+  const Index tiles = (p.n + tile_width - 1) / tile_width;
+  const dim3 grid(grid_limit((plan->unit_count + per_block - 1) / per_block),
+                  static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
+  const auto op = operands<T, RowMajor>(p);
+  auto* partial = static_cast<T*>(workspace);
+  row_pieces_kernel<Ops, V, RowMajor><<<grid, RowPiecesPolicy::block_threads, 0, stream>>>(
+      op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+  if (plan->cut_count > 0) {
+    row_pieces_fold<Ops, RowMajor><<<grid_limit(plan->cut_count), RowPiecesPolicy::fixup_threads, 0, stream>>>(
+        op, ops, plan->cut_rows.as<CutRow>(), partial);
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
+}
+
+bool can_implement(const SpmmProblem& p, std::string* why) {
+  if (!p.matrix && p.m > 0 && p.n > 0) {
+    if (why) *why = "it needs the matrix for its cached work list";
+    return false;
+  }
+  return true;
+}
+
+std::size_t workspace_bytes(const SpmmProblem& p) {
+  if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
+  const auto plan = plan_for(*p.matrix, piece_length(p));
+  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.value_bytes();
+}
+
+void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
+  if (p.m == 0 || p.n == 0) return;
+  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+    constexpr int full = 16 / sizeof(typename Ops::T);
+    if constexpr (RowMajor && full > 1) {
+      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, workspace, stream);
+      return launch<Ops, 1, true>(p, ops, workspace, stream);
+    } else {
+      launch<Ops, 1, RowMajor>(p, ops, workspace, stream);
+    }
+  });
+}
+
+}  // namespace
+
+const SpmmVariant& row_pieces_variant() {
+  static const SpmmVariant v{"row_pieces", "a warp per row, long rows cut into pieces folded by a second kernel",
+                             can_implement, workspace_bytes, run};
+  return v;
+}
+
+}  // namespace geblas::detail::cuda::spmm
