@@ -209,19 +209,21 @@ double time_ms(const std::function<void()>& call, cudaStream_t stream, int reps)
   return samples[samples.size() / 2];
 }
 
-// Largest relative difference, scaled by max(1, |want|).
+// Normwise relative error ||got - want|| / ||want|| (infinities must match exactly;
+// a NaN fails), so that cancellation in one entry of a stiffness matrix is not noise.
 double max_rel_diff(const std::vector<float>& got, const std::vector<float>& want) {
-  double worst = 0;
+  double num = 0, den = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     const double w = want[i], g = got[i];
     if (std::isinf(w) || std::isinf(g)) {
       if (g != w) return INFINITY;
       continue;
     }
-    if (std::isnan(g)) return INFINITY;
-    worst = std::max(worst, std::abs(g - w) / std::max(1.0, std::abs(w)));
+    if (std::isnan(g) || std::isnan(w)) return INFINITY;
+    num += (g - w) * (g - w);
+    den += w * w;
   }
-  return worst;
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 struct Row {
@@ -381,7 +383,7 @@ int main(int argc, char** argv) {
             DenseMatrix<float> Ch(m, n);
             mxm(Ch, g.host, Bh, semiring::plus_times<float>{});
             r.err = max_rel_diff(got, Ch.to_row_major());
-            if (r.err > 1e-3) std::printf("# WARNING: cuSPARSE differs from the CPU on %s N=%lld: %.2e\n", g.name.c_str(), static_cast<long long>(n), r.err);
+            if (r.err > 1e-5) std::printf("# WARNING: cuSPARSE differs from the CPU on %s N=%lld: %.2e\n", g.name.c_str(), static_cast<long long>(n), r.err);
           }
         } else {
           r.err = max_rel_diff(got, reference);
@@ -413,7 +415,7 @@ int main(int argc, char** argv) {
         r.chosen = last_dispatch().variant;
         r.err = max_rel_diff(C.to_row_major(), reference);
         r.ms = time_ms([&] { mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v}); }, stream, args.reps);
-        if (r.err > 1e-3) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
+        if (r.err > 1e-5) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
         emit(r);
       }
       if (args.semirings) {
@@ -426,12 +428,12 @@ int main(int argc, char** argv) {
           };
           run();
           r.chosen = last_dispatch().variant;
-          if (nnz * n <= Index{4000000000}) {
+          if (nnz * n <= Index{500000000}) {
             DenseMatrix<float> Ch(m, n);
             if (s == "max_times") mxm(Ch, g.host, Bh, semiring::max_times<float>{});
             else mxm(Ch, g.host, Bh, semiring::min_plus<float>{});
             r.err = max_rel_diff(C.to_row_major(), Ch.to_row_major());
-            if (r.err > 1e-5) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
+            if (r.err > 1e-6) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
           } else {
             r.err = -1;  // not checked: CPU reference too slow for this size
           }
