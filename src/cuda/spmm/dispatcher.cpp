@@ -4,6 +4,7 @@
 // row statistics and workspace are cached.
 #include "cuda/spmm/dispatcher.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 
@@ -14,10 +15,13 @@ namespace geblas::detail::cuda::spmm {
 namespace {
 
 struct DispatchPolicy {
-  // A row longer than row_pieces' piece (16 steps of 4 entries per lane group, see
-  // row_pieces.cu) would keep one group busy for longer than a piece; above it the rows
-  // are cut. Below it both run the same kernel and row_split saves the work list.
-  static constexpr Index long_row = 64;
+  // A row longer than this many times the entries a warp consumes per step (see
+  // row_pieces.cu) would serialise one warp for longer than the rest of the product takes
+  // on the shared power-law graphs; row_pieces cuts such rows (H100 measurement in
+  // docs/notes/spmm-tuning.md). Below it both run the same kernel and row_split saves
+  // the work list.
+  static constexpr int long_row_steps = 8;
+  static constexpr int unroll = 4;  // must match RowSplitPolicy::unroll
 };
 
 
@@ -39,6 +43,17 @@ void* workspace_for(const SparseStorage& A, std::size_t bytes) {
   return st.buffer.data();
 }
 
+// The vector width the fast kernels use for this problem (1 when B or C is not aligned).
+int vector_aligned_hint(const SpmmProblem& p) {
+  const int full = static_cast<int>(16 / p.value_bytes());
+  if (p.type != TypeId::float32 && p.type != TypeId::float64) return 1;
+  if (!p.b_row_major() || !p.c_row_major() || p.n % full != 0 || p.b_row_stride % full != 0 ||
+      p.c_row_stride % full != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(p.C) % 16 != 0)
+    return 1;
+  return full;
+}
+
 }  // namespace
 
 const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
@@ -49,7 +64,10 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
     return row_split_variant();
   }
   const RowStats& s = *p.stats;
-  const Index long_row = DispatchPolicy::long_row;
+  const int v = vector_aligned_hint(p);
+  int lanes = 1;
+  while (lanes < 32 && static_cast<Index>(lanes) * v < p.n) lanes *= 2;
+  const Index long_row = static_cast<Index>(DispatchPolicy::long_row_steps) * (32 / lanes) * DispatchPolicy::unroll;
   const bool cut = s.max_row > long_row;
   std::snprintf(buf, sizeof buf, "N=%lld, mean row %.1f, max row %lld %s %lld: %s", static_cast<long long>(p.n),
                 s.mean_row, static_cast<long long>(s.max_row), cut ? ">" : "<=", static_cast<long long>(long_row),

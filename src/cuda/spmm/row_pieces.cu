@@ -4,23 +4,24 @@
 // the workspace; a second kernel folds each cut row's pieces in order with the
 // semiring's add (no atomics, so every semiring works) and writes C. The work list
 // depends only on A and P, so it is built once on the host and kept in A's derived
-// cache. A piece costs a lane group a fixed number of dependent steps for every N.
+// cache. P scales with the number of entries a warp consumes per step (entry slots x
+// unroll), so the longest piece costs a fixed number of dependent steps for every N.
 #include <vector>
 
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
-#include "cuda/spmm/group_row.cuh"
+#include "cuda/spmm/warp_row.cuh"
 #include "geblas/detail/host_buffer.hpp"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
 struct RowPiecesPolicy {
-  static constexpr int block_threads = 256;  // launch granularity only
+  static constexpr int block_threads = 256;  // 8 warps (work items) per block
   static constexpr int unroll = 4;           // as row_split
-  // Steps (U entries each) the longest piece may take; P = steps x U entries. Fewer
-  // steps: better balance, more pieces to fold.
-  static constexpr int steps_per_piece = 16;
+  // Steps (slots x unroll entries each) the longest piece may take; P = steps x slots x
+  // unroll. Fewer steps: better balance, more pieces to fold.
+  static constexpr int steps_per_piece = 8;
   static constexpr int fixup_threads = 128;
 };
 
@@ -71,8 +72,10 @@ std::shared_ptr<const PiecesPlan> plan_for(const SparseStorage& A, Index P) {
   });
 }
 
-Index piece_length(const SpmmProblem&) {
-  return static_cast<Index>(RowPiecesPolicy::steps_per_piece) * RowPiecesPolicy::unroll;
+Index piece_length(const SpmmProblem& p) {
+  const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
+  const int slots = 32 / slot_lanes(p.n, v);
+  return static_cast<Index>(RowPiecesPolicy::steps_per_piece) * slots * RowPiecesPolicy::unroll;
 }
 
 template <class Ops, int V, bool RowMajor>
@@ -80,20 +83,19 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     row_pieces_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
                       Index unit_count, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
-  const Index w = (static_cast<Index>(blockIdx.x) * RowPiecesPolicy::block_threads + threadIdx.x) >> log_w;
-  if (w >= unit_count) return;  // the whole group leaves together
-  const unsigned gmask = group_mask(log_w);
-  const int g_lane = threadIdx.x & ((1 << log_w) - 1);
+  const Index w = static_cast<Index>(blockIdx.x) * (RowPiecesPolicy::block_threads / 32) + (threadIdx.x >> 5);
+  if (w >= unit_count) return;
+  const int lane = threadIdx.x & 31;
   const Unit u = units[w];
   const Index tile_width = static_cast<Index>(V) << log_w;
   for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(g_lane) * V;
+    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
     const bool active = j < op.n;
     T acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = ops.identity();
-    group_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, gmask, acc);
-    if (!active) continue;
+    warp_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, acc);
+    if (!active || (lane >> log_w) != 0) continue;
     if (u.piece < 0) write_row(op, ops, u.row, j, u.beg == u.end, acc);
     else store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
   }
@@ -118,8 +120,8 @@ template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const auto plan = plan_for(*p.matrix, piece_length(p));
-  const int log_w = log2_of(group_lanes(p.n, V));
-  const Index per_block = RowPiecesPolicy::block_threads >> log_w;
+  const int log_w = log2_of(slot_lanes(p.n, V));
+  const Index per_block = RowPiecesPolicy::block_threads / 32;
   const Index tile_width = static_cast<Index>(V) << log_w;
   const Index tiles = (p.n + tile_width - 1) / tile_width;
   const dim3 grid(grid_limit((plan->unit_count + per_block - 1) / per_block),
@@ -166,7 +168,7 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 }  // namespace
 
 const SpmmVariant& row_pieces_variant() {
-  static const SpmmVariant v{"row_pieces", "a lane group per row, long rows cut into pieces folded by a second kernel",
+  static const SpmmVariant v{"row_pieces", "a warp per row, long rows cut into pieces folded by a second kernel",
                              can_implement, workspace_bytes, run};
   return v;
 }

@@ -1,20 +1,20 @@
-// row_split: a lane group per row of A (the row-splitting kernel of Yang, Buluc and
-// Owens' merge-based SpMM paper) with the inner loop of group_row.cuh: 16-byte loads of
-// B, the row's entries cached by coalesced loads, U loads in flight per lane. The group
-// is as narrow as N allows, so a warp works on several rows at small N. N wider than a
-// warp's tile loops over column tiles, with the tile index the slow grid dimension so
-// that one column slice of B stays in L2 at a time. Assumes nothing about row lengths,
-// but a very long row is serialised on one group: row_pieces and merge_path are for those.
+// row_split: a warp per row of A (the row-splitting kernel of Yang, Buluc and Owens'
+// merge-based SpMM paper) with the entry-parallel inner loop of warp_row.cuh: 16-byte
+// loads of B, 32 entries cached per coalesced load, several entries and loads in flight
+// per warp. N wider than one warp's tile loops over column tiles, with the tile index
+// the slow grid dimension so that one column slice of B stays in L2 at a time. Assumes
+// nothing about row lengths, but a very long row is serialised on one warp: row_pieces
+// and merge_path are for those.
 #include "cuda/check.cuh"
-#include "cuda/spmm/group_row.cuh"
+#include "cuda/spmm/warp_row.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
 struct RowSplitPolicy {
-  // Launch granularity only: the groups are independent.
+  // 8 warps (rows) per block; launch-granularity only, the warps are independent.
   static constexpr int block_threads = 256;
-  // Loads of B issued per lane before any is consumed.
+  // Loads of B issued per entry slot before any is consumed.
   static constexpr int unroll = 4;
 };
 
@@ -22,27 +22,26 @@ template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowSplitPolicy::block_threads)
     row_split_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w) {
   using T = typename Ops::T;
-  const Index row = (static_cast<Index>(blockIdx.x) * RowSplitPolicy::block_threads + threadIdx.x) >> log_w;
-  if (row >= op.m) return;  // the whole group leaves together
-  const unsigned gmask = group_mask(log_w);
-  const int g_lane = threadIdx.x & ((1 << log_w) - 1);
+  const Index row = static_cast<Index>(blockIdx.x) * (RowSplitPolicy::block_threads / 32) + (threadIdx.x >> 5);
+  if (row >= op.m) return;  // the whole warp leaves together
+  const int lane = threadIdx.x & 31;
   const Index beg = op.ro[row], end = op.ro[row + 1];
   const Index tile_width = static_cast<Index>(V) << log_w;
   for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(g_lane) * V;
+    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
     const bool active = j < op.n;
     T acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = ops.identity();
-    group_row<RowSplitPolicy::unroll>(op, ops, beg, end, j, active, log_w, gmask, acc);
-    if (active) write_row(op, ops, row, j, beg == end, acc);
+    warp_row<RowSplitPolicy::unroll>(op, ops, beg, end, j, active, log_w, acc);
+    if (active && (lane >> log_w) == 0) write_row(op, ops, row, j, beg == end, acc);
   }
 }
 
 template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
-  const int log_w = log2_of(group_lanes(p.n, V));
-  const Index rows_per_block = RowSplitPolicy::block_threads >> log_w;
+  const int log_w = log2_of(slot_lanes(p.n, V));
+  const Index rows_per_block = RowSplitPolicy::block_threads / 32;
   const Index tile_width = static_cast<Index>(V) << log_w;
   const Index tiles = (p.n + tile_width - 1) / tile_width;
   const dim3 grid(grid_limit((p.m + rows_per_block - 1) / rows_per_block),
@@ -72,7 +71,7 @@ void run(const SpmmProblem& p, void*, cudaStream_t stream) {
 }  // namespace
 
 const SpmmVariant& row_split_variant() {
-  static const SpmmVariant v{"row_split", "a lane group per row, 16-byte loads of B, U loads in flight",
+  static const SpmmVariant v{"row_split", "a warp per row, entry-parallel slots, 16-byte loads of B",
                              can_implement, workspace_bytes, run};
   return v;
 }

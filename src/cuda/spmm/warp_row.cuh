@@ -1,0 +1,102 @@
+// The inner loop row_split and row_pieces share: a whole warp computes one tile of
+// columns of one row of C from a contiguous range of that row's entries. The warp is cut
+// into E = 32 / W entry slots of W lanes; the W lanes of a slot cover W * V columns with
+// 16-byte loads of B, and the E slots work on E different entries at once, so small N
+// still keeps every lane busy. The warp loads 32 entries (column, value) with one
+// coalesced access (GE-SpMM's row caching, held in registers and broadcast by shuffles),
+// then issues U loads of B per slot before consuming any, so U * E loads are in flight
+// per warp instead of one dependent chain. The slots' partial results are combined with
+// the semiring's add at the end (butterfly shuffles).
+#pragma once
+
+#include "cuda/spmm/ops.cuh"
+
+namespace geblas::detail::cuda::spmm {
+
+// Lanes per entry slot: the narrowest power of two whose lanes, V columns each, cover N.
+inline int slot_lanes(Index n, int v) {
+  int w = 1;
+  while (w < 32 && static_cast<Index>(w) * v < n) w *= 2;
+  return w;
+}
+inline int log2_of(int x) {
+  int l = 0;
+  while ((1 << l) < x) ++l;
+  return l;
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(T x, int mask) {
+  if constexpr (std::is_same_v<T, bool>) return __shfl_xor_sync(0xffffffffu, static_cast<int>(x), mask) != 0;
+  else if constexpr (sizeof(T) == 8 && std::is_integral_v<T>) return static_cast<T>(__shfl_xor_sync(0xffffffffu, static_cast<long long>(x), mask));
+  else return __shfl_xor_sync(0xffffffffu, x, mask);
+}
+
+// acc (+)= sum over entries [beg, end) of A(row, k) (x) B(k, j .. j+V). Every lane of the
+// warp must call it with the same beg, end (warp-uniform trip counts); `active` says
+// whether the lane's columns are inside N. On return every lane of a slot column holds
+// the full result for its columns (all slots agree).
+template <int U, class Ops, int V, bool RowMajor>
+__device__ __forceinline__ void warp_row(const Operands<typename Ops::T, RowMajor>& op, const Ops& ops, Index beg,
+                                         Index end, Index j, bool active, int log_w, typename Ops::T (&acc)[V]) {
+  using T = typename Ops::T;
+  const int lane = threadIdx.x & 31;
+  const int slot = lane >> log_w;
+  const int slots = 32 >> log_w;
+  for (Index base = beg; base < end; base += 32) {
+    const Index idx = base + lane;
+    ColIndex c = 0;
+    T a = T(1);
+    if (idx < end) {
+      c = op.ci[idx];
+      if constexpr (Ops::reads_a) a = op.av[idx];
+    }
+    const int count = static_cast<int>(end - base < 32 ? end - base : 32);
+    for (int t0 = 0; t0 < count; t0 += slots * U) {
+      T b[U][V];
+      T aa[U];
+      bool ok[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int e = t0 + u * slots + slot;
+        ok[u] = e < count && active;
+        const ColIndex cc = __shfl_sync(0xffffffffu, c, e & 31);
+        aa[u] = shfl(0xffffffffu, a, e & 31);
+        if (ok[u]) load_vec<T, V>(op.b_at(cc, j), b[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (ok[u]) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[u], b[u][v]));
+        }
+    }
+  }
+  for (int off = 1 << log_w; off < 32; off <<= 1)
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], shfl_xor(acc[v], off));
+}
+
+// Writes a finished row tile: identity for a row without entries (unless accumulating,
+// which leaves it), C (+) acc when accumulating, else acc.
+template <class Ops, int V, bool RowMajor>
+__device__ __forceinline__ void write_row(const Operands<typename Ops::T, RowMajor>& op, const Ops& ops, Index row,
+                                          Index j, bool empty, typename Ops::T (&acc)[V]) {
+  using T = typename Ops::T;
+  T* c = op.c_at(row, j);
+  if (empty) {
+    if (op.accumulate) return;
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = ops.empty_value();
+  } else if (op.accumulate) {
+    if constexpr (RowMajor) {
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[v] = ops.add(c[v], acc[v]);
+    } else {
+      acc[0] = ops.add(*c, acc[0]);
+    }
+  }
+  store_vec<T, V>(c, acc);
+}
+
+}  // namespace geblas::detail::cuda::spmm
