@@ -13,7 +13,6 @@
 //              [--semirings=1] [--csv=FILE]
 #include <cuda_runtime.h>
 #include <cusparse.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -147,36 +146,6 @@ Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed) {
           SparseMatrix<float>::from_csr(n, n, ro, ci, v)};
 }
 
-#if !defined(GEBLAS_BENCH_HAVE_IO)
-// Until the library's Matrix Market reader is there: just enough to read the shared
-// .mtx.gz coordinate files (pattern/real/integer, general/symmetric) for timing.
-SparseMatrix<float> read_mtx_gz(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw IoError("cannot open " + path);
-  std::string text;
-  char buf[1 << 16];
-  for (int got; (got = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(got));
-  gzclose(f);
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  const bool symmetric = line.find("symmetric") != std::string::npos;
-  const bool pattern = line.find("pattern") != std::string::npos;
-  while (std::getline(in, line) && (line.empty() || line[0] == '%')) {}
-  long long m = 0, n = 0, e = 0;
-  std::istringstream(line) >> m >> n >> e;
-  std::vector<Tuple<float>> t;
-  for (long long k = 0; k < e; ++k) {
-    long long i, j;
-    double v = 1;
-    in >> i >> j;
-    if (!pattern) in >> v;
-    t.push_back({i - 1, j - 1, static_cast<float>(v)});
-    if (symmetric && i != j) t.push_back({j - 1, i - 1, static_cast<float>(v)});
-  }
-  return SparseMatrix<float>::from_tuples(m, n, t, binop::plus<float>{});
-}
-#endif
 
 // Median milliseconds per call of `call`, queued on `stream`.
 double time_ms(const std::function<void()>& call, cudaStream_t stream, int reps) {
@@ -288,11 +257,7 @@ int main(int argc, char** argv) {
       names = split(args.graphs, ',');
     }
     for (const auto& name : names) {
-#if defined(GEBLAS_BENCH_HAVE_IO)
       auto A = io::read_matrix_market<float>((dir / (name + ".mtx.gz")).string());
-#else
-      auto A = read_mtx_gz((dir / (name + ".mtx.gz")).string());
-#endif
       if (A.nvals() < args.min_nnz) continue;
       graphs.push_back({name, true, std::move(A)});
     }

@@ -4,7 +4,6 @@
 // row statistics and workspace are cached.
 #include "cuda/spmm/dispatcher.hpp"
 
-#include <cstdint>
 #include <cstdio>
 #include <mutex>
 
@@ -15,13 +14,20 @@ namespace geblas::detail::cuda::spmm {
 namespace {
 
 struct DispatchPolicy {
-  // A row longer than this many times the entries a warp consumes per step (see
-  // row_pieces.cu) would serialise one warp for longer than the rest of the product takes
-  // on the shared power-law graphs; row_pieces cuts such rows (H100 measurement in
-  // docs/notes/spmm-tuning.md). Below it both run the same kernel and row_split saves
-  // the work list.
-  static constexpr int long_row_steps = 8;
-  static constexpr int unroll = 4;  // must match RowSplitPolicy::unroll
+  // Measured on the H200 (bench_spmm, fp32 plus_times, every shared graph, N = 32..512;
+  // docs/notes/spmm-tuning.md):
+  // - rows all at most `short_row` long and N <= `short_row_max_n`: row_group (a group
+  //   as wide as N per row, several rows per warp) ran 2.5-3x faster than row_split on
+  //   luxembourg_osm (max row 6) and wing (max 4) at N = 32, 1.3-1.6x at N = 64, and lost
+  //   from N = 128 on;
+  // - a longest row above `long_row`: row_pieces (rows cut into pieces) beat row_split
+  //   by 1.5-20x on every power-law graph (hub rows of 171..3546 entries), while for
+  //   longest rows of 47..99 entries (zenios, p2p-Gnutella31, bcsstk13/16, citeseer)
+  //   row_split was equal or up to 1.4x faster;
+  // - otherwise row_split.
+  static constexpr Index short_row = 8;
+  static constexpr Index short_row_max_n = 64;
+  static constexpr Index long_row = 128;
 };
 
 
@@ -43,17 +49,6 @@ void* workspace_for(const SparseStorage& A, std::size_t bytes) {
   return st.buffer.data();
 }
 
-// The vector width the fast kernels use for this problem (1 when B or C is not aligned).
-int vector_aligned_hint(const SpmmProblem& p) {
-  const int full = static_cast<int>(16 / p.value_bytes());
-  if (p.type != TypeId::float32 && p.type != TypeId::float64) return 1;
-  if (!p.b_row_major() || !p.c_row_major() || p.n % full != 0 || p.b_row_stride % full != 0 ||
-      p.c_row_stride % full != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0 ||
-      reinterpret_cast<std::uintptr_t>(p.C) % 16 != 0)
-    return 1;
-  return full;
-}
-
 }  // namespace
 
 const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
@@ -64,16 +59,19 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
     return row_split_variant();
   }
   const RowStats& s = *p.stats;
-  const int v = vector_aligned_hint(p);
-  int lanes = 1;
-  while (lanes < 32 && static_cast<Index>(lanes) * v < p.n) lanes *= 2;
-  const Index long_row = static_cast<Index>(DispatchPolicy::long_row_steps) * (32 / lanes) * DispatchPolicy::unroll;
-  const bool cut = s.max_row > long_row;
-  std::snprintf(buf, sizeof buf, "N=%lld, mean row %.1f, max row %lld %s %lld: %s", static_cast<long long>(p.n),
-                s.mean_row, static_cast<long long>(s.max_row), cut ? ">" : "<=", static_cast<long long>(long_row),
-                cut ? "cut long rows into pieces" : "a warp per row");
+  const char* why = "a warp per row";
+  const SpmmVariant* v = &row_split_variant();
+  if (s.max_row > DispatchPolicy::long_row) {
+    why = "long rows: cut into pieces";
+    v = &row_pieces_variant();
+  } else if (s.max_row <= DispatchPolicy::short_row && p.n <= DispatchPolicy::short_row_max_n) {
+    why = "short rows, small N: several rows per warp";
+    v = &row_group_variant();
+  }
+  std::snprintf(buf, sizeof buf, "N=%lld, mean row %.1f, max row %lld: %s", static_cast<long long>(p.n), s.mean_row,
+                static_cast<long long>(s.max_row), why);
   reason = buf;
-  return cut ? row_pieces_variant() : row_split_variant();
+  return *v;
 }
 
 void mxm_sparse_dense(const SpmmArgs& args) {

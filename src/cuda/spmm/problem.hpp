@@ -64,5 +64,6 @@ const SpmmVariant& cwm_variant();
 const SpmmVariant& row_split_variant();
 const SpmmVariant& merge_path_variant();
 const SpmmVariant& row_pieces_variant();
+const SpmmVariant& row_group_variant();
 
 }  // namespace geblas::detail::cuda::spmm
