@@ -14,8 +14,8 @@
 namespace geblas::detail::cuda::spmm::ge {
 
 struct GePolicy {
-  // 4 warps per block, as in the paper's kernels; on the H100 (sm_90, fp32, ca-AstroPh and
-  // ego-Twitter, N = 64..512) 128 and 256 threads were within 2%.
+  // 4 warps per block, as in the paper's kernels; not tuned on the H100/H200 (the
+  // dispatcher never picks crc/cwm on the shared graphs, docs/notes/spmm-tuning.md).
   static constexpr int block_threads = 128;
   static constexpr int warps = block_threads / 32;
   static constexpr int unroll = 4;  // cached entries consumed per unrolled step
