@@ -2,7 +2,8 @@
 // and the dispatcher, against the Eigen references on random shapes (N across the
 // off-by-one sizes, empty rows, one row holding half the entries, no entries, no rows),
 // every built-in semiring (float for all; double, int32, int64 and bool sampled), both
-// layouts and the fused accumulator. Outputs are poisoned before every run and every
+// layouts and the fused accumulator, and on the shared graphs (read with
+// io::read_matrix_market). Outputs are poisoned before every run and every
 // entry is checked.
 #include <set>
 #include <string>
@@ -10,8 +11,10 @@
 
 #include "geblas/detail/spmm_variants.hpp"
 #include "geblas/geblas.hpp"
+#include "geblas/io.hpp"
 #include "support/catch.hpp"
 #include "support/compare.hpp"
+#include "support/data.hpp"
 #include "support/random.hpp"
 
 using namespace geblas;
@@ -239,5 +242,43 @@ TEST_CASE("cuda spmm: a reduced set for the sanitizers", "[spmm][gpu][sanitize]"
     check_case<double>("max_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, false, variants);
     check_case<std::int32_t>("plus_pair", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::col_major, false, variants);
     check_case<bool>("lor_land", 157, 600, n, Shape::uniform, seed, Layout::row_major, Layout::row_major, false, variants);
+  }
+}
+
+TEST_CASE("cuda spmm: the shared graphs, every variant and the dispatcher", "[spmm][gpu][graphs]") {
+  const auto graphs = test::data_graphs();
+  if (graphs.empty()) {
+    WARN("no shared graphs under " << test::data_dir().string() << " (GEBLAS_DATA_DIR): graph cases skipped");
+    return;
+  }
+  const auto variants = variants_and_auto();
+  std::uint64_t seed = 31000;
+  for (const auto& file : graphs) {
+    const SparseMatrix<float> H = io::read_matrix_market<float>(test::data_file(file));
+    // The Eigen twin from the CSR arrays; the product reference is Eigen's own.
+    std::vector<Eigen::Triplet<float, std::int64_t>> t;
+    t.reserve(static_cast<std::size_t>(H.nvals()));
+    for (Index i = 0; i < H.nrows(); ++i)
+      for (Index p = H.row_offsets_data()[i]; p < H.row_offsets_data()[i + 1]; ++p)
+        t.emplace_back(i, H.col_indices_data()[p], H.values_data()[p]);
+    ref::Sparse<float> E(H.nrows(), H.ncols());
+    E.setFromTriplets(t.begin(), t.end());
+    const SparseMatrix<float> A = H.to(gpu);
+    for (Index n : {33, 64}) {
+      ++seed;
+      // Small integers: every sum is exact in float whatever the order.
+      const ref::Dense<float> Bd = test::random_dense<float>(H.ncols(), n, seed);
+      const DenseMatrix<float> B = test::to_geblas(Bd, Layout::row_major, gpu);
+      for (const std::string name : {"plus_times", "min_plus"}) {
+        const ref::Dense<float> want = ref::spmm<float>(E, Bd, ref::semiring<float>(name));
+        for (const auto& v : variants) {
+          DenseMatrix<float> C = DenseMatrix<float>::constant(H.nrows(), n, test::poison<float>(), gpu);
+          run_variant(C, A, B, semiring_from_string(name.c_str()), v, false);
+          INFO(file << " " << name << " n=" << n << " seed=" << seed << " variant="
+                    << (v.empty() ? "auto(" + last_dispatch().variant + ")" : v));
+          CHECK(test::compare_dense(C, want) == "");
+        }
+      }
+    }
   }
 }
