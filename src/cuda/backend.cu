@@ -8,6 +8,7 @@
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
 #include "cuda/spmm/dispatcher.hpp"
+#include "cuda/ops/ops.hpp"
 #include "cuda/spmm/tc_window.cuh"
 #include "cuda/spmm/window_plan.cuh"
 
@@ -113,6 +114,7 @@ const Backend* cuda_backend() {
     b.copy = cuda::device_copy;
     b.synchronize = cuda::device_synchronize;
     b.mxm_sparse_dense = cuda::spmm::mxm_sparse_dense;
+    cuda::ops::install(b);  // every operation but sparse x dense
     return b;
   }();
   return &table;

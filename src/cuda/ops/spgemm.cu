@@ -1,0 +1,186 @@
+// Sparse x sparse products on the GPU, by two methods.
+//  * masked_dot: C<M> = A (+).(x) B with M sparse and not complemented, computed only at
+//    M's entries, each as the merge of row i of A with row j of B' (both sorted). This is
+//    triangle counting's C<L> = L (+).(pair) L' and costs nothing for positions the mask
+//    removes. The kept entries are compacted with a prefix sum, as in select.
+//  * esc (expand, sort, compress): every product A(i,k) B(k,j) the mask allows is written
+//    with its key i * n + j, the keys are radix-sorted (stable, so terms keep the k order
+//    of the CPU), and each run of equal keys is folded with the semiring's add. Memory
+//    grows with the number of products; it serves no mask, complemented and dense masks.
+// The semiring is chosen at run time (runtime_ops.cuh): one kernel per value type.
+#include <cub/device/device_radix_sort.cuh>
+
+#include "cuda/ops/common.cuh"
+#include "cuda/ops/ops.hpp"
+#include "cuda/ops/runtime_ops.cuh"
+
+namespace geblas::detail::cuda::ops {
+namespace {
+
+template <class V>
+void masked_dot(SparseStorage& T, const SparseStorage& A, const SparseStorage& Bt, const SparseStorage& M,
+                bool structural, RtSemiring sr, const Ctx& c) {
+  const cudaStream_t s = c.stream;
+  const Index m = A.nrows, K = M.nvals;
+  const Index* mro = M.row_offsets.as<Index>();
+  const ColIndex* mci = M.col_indices.as<ColIndex>();
+  const void* mval = M.values.data();
+  const TypeId mtype = M.type;
+  const Index* aro = A.row_offsets.as<Index>();
+  const ColIndex* aci = A.col_indices.as<ColIndex>();
+  const V* av = A.values.as<V>();
+  const Index* bro = Bt.row_offsets.as<Index>();
+  const ColIndex* bci = Bt.col_indices.as<ColIndex>();
+  const V* bv = Bt.values.as<V>();
+  RawBuffer pos_buf = temp<Index>(K + 1, c.device);
+  RawBuffer val_buf = temp<V>(K, c.device);
+  Index* pos = pos_buf.as<Index>();
+  V* tv = val_buf.as<V>();
+  for_each(K, s, [=] __device__(Index e) {
+    bool has = false;
+    if (structural || value_nonzero(mtype, mval, e)) {
+      const Index i = row_of_entry(mro, m, e), j = mci[e];
+      Index pa = aro[i], pb = bro[j];
+      const Index ea = aro[i + 1], eb = bro[j + 1];
+      V acc{};
+      while (pa < ea && pb < eb) {
+        const ColIndex ka = aci[pa], kb = bci[pb];
+        if (ka == kb) {
+          const V x = binop_apply<V>(sr.mul, av[pa], bv[pb]);
+          acc = has ? monoid_apply<V>(sr.add, acc, x) : x;
+          has = true;
+          ++pa;
+          ++pb;
+        } else if (ka < kb) {
+          ++pa;
+        } else {
+          ++pb;
+        }
+      }
+      if (has) tv[e] = acc;
+    }
+    pos[e] = has ? 1 : 0;
+  });
+  const Index nvals = counts_to_offsets(pos, K, s);
+  SparseStorage out = new_sparse(m, M.ncols, nvals, A.type, c.device);
+  Index* oro = out.row_offsets.as<Index>();
+  ColIndex* oci = out.col_indices.as<ColIndex>();
+  V* ov = out.values.as<V>();
+  for_each(m + 1, s, [=] __device__(Index i) { oro[i] = pos[mro[i]]; });
+  for_each(K, s, [=] __device__(Index e) {
+    if (pos[e + 1] != pos[e]) {
+      oci[pos[e]] = mci[e];
+      ov[pos[e]] = tv[e];
+    }
+  });
+  T = std::move(out);
+}
+
+template <class V>
+void esc(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView mask, RtSemiring sr,
+         const Ctx& c) {
+  const cudaStream_t s = c.stream;
+  const Index m = A.nrows, n = B.ncols, KA = A.nvals;
+  const Index* aro = A.row_offsets.as<Index>();
+  const ColIndex* aci = A.col_indices.as<ColIndex>();
+  const V* av = A.values.as<V>();
+  const Index* bro = B.row_offsets.as<Index>();
+  const ColIndex* bci = B.col_indices.as<ColIndex>();
+  const V* bv = B.values.as<V>();
+  // expand: the allowed products of each entry of A
+  RawBuffer off_buf = temp<Index>(KA + 1, c.device);
+  Index* off = off_buf.as<Index>();
+  const bool masked = mask.kind != MaskView::none;
+  for_each(KA, s, [=] __device__(Index p) {
+    const Index k = aci[p];
+    Index cnt = bro[k + 1] - bro[k];
+    if (masked) {
+      const Index i = row_of_entry(aro, m, p);
+      cnt = 0;
+      for (Index q = bro[k]; q < bro[k + 1]; ++q) cnt += mask.allows(i, bci[q]) ? 1 : 0;
+    }
+    off[p] = cnt;
+  });
+  const Index F = counts_to_offsets(off, KA, s);
+  if (F == 0) {
+    T = new_sparse(m, n, 0, A.type, c.device);
+    GEBLAS_CUDA_CHECK(cudaMemsetAsync(T.row_offsets.data(), 0, static_cast<std::size_t>(m + 1) * sizeof(Index), s));
+    return;
+  }
+  RawBuffer keys = temp<std::uint64_t>(F, c.device), keys_sorted = temp<std::uint64_t>(F, c.device);
+  RawBuffer prod = temp<V>(F, c.device);
+  RawBuffer perm_in = temp<Index>(F, c.device), perm = temp<Index>(F, c.device);
+  std::uint64_t* kk = keys.as<std::uint64_t>();
+  V* pv = prod.as<V>();
+  Index* pin = perm_in.as<Index>();
+  const std::uint64_t nn = static_cast<std::uint64_t>(n);
+  for_each(KA, s, [=] __device__(Index p) {
+    const Index i = row_of_entry(aro, m, p);
+    const Index k = aci[p];
+    Index w = off[p];
+    for (Index q = bro[k]; q < bro[k + 1]; ++q) {
+      if (masked && !mask.allows(i, bci[q])) continue;
+      kk[w] = static_cast<std::uint64_t>(i) * nn + static_cast<std::uint64_t>(bci[q]);
+      pv[w] = binop_apply<V>(sr.mul, av[p], bv[q]);
+      pin[w] = w;
+      ++w;
+    }
+  });
+  // sort
+  const int end_bit = bits_for(static_cast<std::uint64_t>(m) * nn);
+  std::size_t bytes = 0;
+  GEBLAS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kk, keys_sorted.as<std::uint64_t>(), pin,
+                                                    perm.as<Index>(), F, 0, end_bit, s));
+  RawBuffer tmp(bytes, c.device);
+  GEBLAS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, kk, keys_sorted.as<std::uint64_t>(), pin,
+                                                    perm.as<Index>(), F, 0, end_bit, s));
+  // compress: heads of runs of equal keys
+  const std::uint64_t* sk = keys_sorted.as<std::uint64_t>();
+  const Index* pm = perm.as<Index>();
+  RawBuffer head_buf = temp<Index>(F + 1, c.device);
+  Index* head = head_buf.as<Index>();
+  for_each(F, s, [=] __device__(Index p) { head[p] = (p == 0 || sk[p] != sk[p - 1]) ? 1 : 0; });
+  const Index nvals = counts_to_offsets(head, F, s);
+  RawBuffer start_buf = temp<Index>(nvals + 1, c.device);
+  Index* start = start_buf.as<Index>();
+  for_each(F, s, [=] __device__(Index p) {
+    if (head[p + 1] != head[p]) start[head[p]] = p;
+  });
+  for_each(1, s, [=] __device__(Index) { start[nvals] = F; });
+  SparseStorage out = new_sparse(m, n, nvals, A.type, c.device);
+  Index* oro = out.row_offsets.as<Index>();
+  ColIndex* oci = out.col_indices.as<ColIndex>();
+  V* ov = out.values.as<V>();
+  GEBLAS_CUDA_CHECK(cudaMemsetAsync(oro, 0, static_cast<std::size_t>(m + 1) * sizeof(Index), s));
+  for_each(nvals, s, [=] __device__(Index e) {
+    const Index b = start[e], en = start[e + 1];
+    V acc = pv[pm[b]];
+    for (Index p = b + 1; p < en; ++p) acc = monoid_apply<V>(sr.add, acc, pv[pm[p]]);
+    const std::uint64_t key = sk[b];
+    oci[e] = static_cast<ColIndex>(key % nn);
+    ov[e] = acc;
+    atomicAdd(reinterpret_cast<unsigned long long*>(oro + key / nn), 1ull);
+  });
+  exclusive_scan(oro, m + 1, s);
+  T = std::move(out);
+}
+
+}  // namespace
+
+void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, SemiringId s,
+                       const Options& o) {
+  Ctx c(A.device);
+  const RtSemiring sr = rt_semiring(s);
+  const Mask& mask = o.mask;
+  const bool dot = mask.kind() == Mask::Kind::sparse && !mask.complemented();
+  if (dot) {
+    SparseStorage Bt;
+    transpose_sparse(Bt, B);
+    visit_type(A.type, [&]<class V>() { masked_dot<V>(T, A, Bt, *mask.sparse(), mask.structural(), sr, c); });
+  } else {
+    const MaskView mv = mask_view(mask);
+    visit_type(A.type, [&]<class V>() { esc<V>(T, A, B, mv, sr, c); });
+  }
+}
+
+}  // namespace geblas::detail::cuda::ops
