@@ -121,8 +121,8 @@ std::string compare(const std::vector<T>& got, const std::vector<T>& want) {
   if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
   Index bad = 0;
   for (std::size_t i = 0; i < got.size(); ++i)
-    if (!close(got[i], want[i], tol<T>())) {
-      if (bad++ < 5) msg << " [" << i << "]: got " << +got[i] << " want " << +want[i] << ";";
+    if (!close<T>(got[i], want[i], tol<T>())) {
+      if (bad++ < 5) msg << " [" << i << "]: got " << +T(got[i]) << " want " << +T(want[i]) << ";";
     }
   if (bad) msg << " " << bad << " of " << want.size() << " entries differ";
   return msg.str();
