@@ -5,6 +5,7 @@
 #if GEBLAS_CATCH2_MAJOR >= 3
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_session.hpp>
+#include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>

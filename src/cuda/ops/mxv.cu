@@ -25,6 +25,14 @@ struct PushPolicy {
   static constexpr int threads = 256;
 };
 
+// Whether the kernels must load M's values: the matrix is mul()'s first operand for
+// mxv and its second for vxm (u_first), so only a multiply that reads neither operand
+// (plus_pair) lets them skip the load.
+template <class S>
+constexpr bool reads_matrix() {
+  return semiring_reads_a<S>() || semiring_reads_b<S>();
+}
+
 // A partial result: `has` says whether any term contributed, so that the first term is
 // taken as it is (the `any` monoid's identity is not neutral).
 template <class S, class T>
@@ -60,7 +68,7 @@ __global__ void pull_kernel(Index m, const Index* ro, const ColIndex* ci, const 
         const ColIndex k = ci[p];
         if (u_present && !u_present[k]) continue;
         T a = T(1);
-        if constexpr (semiring_reads_a<S>()) a = av[p];
+        if constexpr (reads_matrix<S>()) a = av[p];
         const T x = u[k];
         fold<S>(has, acc, true, u_first ? S::mul(x, a) : S::mul(a, x));
       }
@@ -111,7 +119,7 @@ __global__ void push_kernel(Index nfront, const ColIndex* fidx, const T* fval, c
       const ColIndex i = ci[p];
       if (!mask.allows(i, 0)) continue;
       T a = T(1);
-      if constexpr (semiring_reads_a<S>()) a = av[p];
+      if constexpr (reads_matrix<S>()) a = av[p];
       atomic_add_to<S>(t + i, present + i, u_first ? S::mul(x, a) : S::mul(a, x));
     }
   }

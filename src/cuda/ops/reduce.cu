@@ -23,15 +23,18 @@ __device__ inline T shfl_down_any(T v, int off) {
   else return __shfl_down_sync(0xffffffffu, v, off);
 }
 
-// get(i, k) reads entry k of row i; len(i) is the row's length.
+// get(i, k) reads entry k of row i; len(i) is the row's length. With seed_identity the
+// fold starts from the monoid's identity (dense rows, as the CPU backend does); without,
+// from the row's first entry (sparse rows: an empty row is absent).
 template <class V, class Len, class Get>
-__global__ void row_reduce_kernel(Index m, MonoidId mon, Len len, Get get, V* out, std::uint8_t* present) {
+__global__ void row_reduce_kernel(Index m, MonoidId mon, Len len, Get get, V* out, std::uint8_t* present,
+                                  bool seed_identity) {
   const int lane = threadIdx.x % 32;
   const Index warp = (Index(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const Index warps = Index(gridDim.x) * blockDim.x / 32;
   for (Index i = warp; i < m; i += warps) {
     const Index L = len(i);
-    bool has = false;
+    bool has = seed_identity && lane == 0;
     V acc = monoid_identity<V>(mon);
     for (Index k = lane; k < L; k += 32) {
       const V x = get(i, k);
@@ -60,7 +63,7 @@ void reduce_rows_sparse_typed(V* out, std::uint8_t* present, const SparseStorage
   auto len = [=] __device__(Index i) { return ro[i + 1] - ro[i]; };
   auto get = [=] __device__(Index i, Index k) { return v[ro[i] + k]; };
   row_reduce_kernel<V><<<blocks_for(A.nrows * 32, RowReducePolicy::threads), RowReducePolicy::threads, 0, s>>>(
-      A.nrows, mon, len, get, out, present);
+      A.nrows, mon, len, get, out, present, false);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
@@ -71,7 +74,7 @@ void reduce_rows_dense_typed(V* out, const DenseStorage& A, MonoidId mon, cudaSt
   auto len = [=] __device__(Index) { return n; };
   auto get = [=] __device__(Index i, Index k) { return a(i, k); };
   row_reduce_kernel<V><<<blocks_for(A.nrows * 32, RowReducePolicy::threads), RowReducePolicy::threads, 0, s>>>(
-      A.nrows, mon, len, get, out, nullptr);
+      A.nrows, mon, len, get, out, nullptr, true);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
