@@ -47,19 +47,17 @@ struct Operands {
   Index nrows;
   Index n;
   const float* __restrict__ b;
-  Index ldb;
-  bool b_row_major;
+  Index b_rs, b_cs;  // B(i, j) at b[i * b_rs + j * b_cs]
   float* c;
-  Index ldc;
-  bool c_row_major;
+  Index c_rs, c_cs;
   bool accumulate;
 };
 
 __device__ __forceinline__ float load_b(const Operands& op, Index k, Index j) {
-  return __ldg(op.b + (op.b_row_major ? k * op.ldb + j : j * op.ldb + k));
+  return __ldg(op.b + k * op.b_rs + j * op.b_cs);
 }
 __device__ __forceinline__ float& c_at(const Operands& op, Index i, Index j) {
-  return op.c[op.c_row_major ? i * op.ldc + j : j * op.ldc + i];
+  return op.c[i * op.c_rs + j * op.c_cs];
 }
 
 __device__ __forceinline__ unsigned to_tf32(float x) {
@@ -213,16 +211,15 @@ unsigned blocks(Index n, Index per) { return static_cast<unsigned>((n + per - 1)
 
 }  // namespace
 
-std::string tc_window_unsupported(const SpmmArgs& a) {
-  const SparseStorage& A = *a.A;
-  if (A.type != TypeId::float32)
-    return "computes float only (A is " + std::string(to_string(A.type)) + ")";
-  if (a.semiring != SemiringId::plus_times)
-    return std::string("computes plus_times only (tensor cores multiply and add), not ") + to_string(a.semiring);
-  if (!a.allow_tf32) return "runs float on TF32 tensor cores; set Options::allow_tf32 = true to allow that";
+std::string tc_window_unsupported(TypeId type, SemiringId semiring, bool allow_tf32, const SparseStorage& A,
+                                  Index n) {
+  if (type != TypeId::float32) return "computes float only (the operands are " + std::string(to_string(type)) + ")";
+  if (semiring != SemiringId::plus_times)
+    return std::string("computes plus_times only (tensor cores multiply and add), not ") + to_string(semiring);
+  if (!allow_tf32) return "runs float on TF32 tensor cores; set Options::allow_tf32 = true to allow that";
   if (!A.device.is_cuda()) return "runs on CUDA devices only";
   if (A.nvals >= (Index{1} << 31) - 1) return "indexes entries with int32 (A has " + std::to_string(A.nvals) + ")";
-  if (a.C->ncols > Index{65535} * 32) return "supports at most 2097120 columns of B";
+  if (n > Index{65535} * 32) return "supports at most 2097120 columns of B";
   return {};
 }
 
@@ -233,16 +230,8 @@ double tc_window_share(const SparseStorage& A) {
   return static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals);
 }
 
-void tc_window_run(const SpmmArgs& a, WindowRouting routing) {
-  const char* name = routing == WindowRouting::all_tensor_cores ? "tc_window_all" : "tc_window";
-  if (std::string why = tc_window_unsupported(a); !why.empty())
-    throw InvalidValue(std::string("mxm(sparse x dense): variant ") + name + " " + why);
-  const SparseStorage& A = *a.A;
-  const DenseStorage& B = *a.B;
-  DenseStorage& C = *a.C;
-  const int ordinal = A.device.ordinal();
-  DeviceGuard guard(ordinal);
-  cudaStream_t s = stream(ordinal);
+std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaStream_t s) {
+  const SparseStorage& A = *p.A;
   auto plan = cached_window_plan(A);
 
   Operands op{};
@@ -253,16 +242,16 @@ void tc_window_run(const SpmmArgs& a, WindowRouting routing) {
   op.wcols = plan->window_cols.as<int>();
   op.wco = plan->window_col_offsets.as<int>();
   op.nrows = A.nrows;
-  op.n = C.ncols;
-  op.b = B.data.as<float>();
-  op.ldb = B.ld;
-  op.b_row_major = B.layout == Layout::row_major;
-  op.c = C.data.as<float>();
-  op.ldc = C.ld;
-  op.c_row_major = C.layout == Layout::row_major;
-  op.accumulate = a.accumulate;
+  op.n = p.n;
+  op.b = p.B;
+  op.b_rs = p.b_row_stride;
+  op.b_cs = p.b_col_stride;
+  op.c = p.C;
+  op.c_rs = p.c_row_stride;
+  op.c_cs = p.c_col_stride;
+  op.accumulate = p.accumulate;
 
-  const Index n = C.ncols;
+  const Index n = p.n;
   const int warps = n <= 32 ? 1 : n <= 64 ? 2 : TcWindowPolicy::max_warps;
   const Index block_n = Index{warps} * TcWindowPolicy::warp_n;
   const unsigned col_blocks = blocks(n, block_n);
@@ -293,22 +282,39 @@ void tc_window_run(const SpmmArgs& a, WindowRouting routing) {
                   A.nvals ? 100.0 * static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals) : 0.0,
                   route->threshold);
   }
-  if (a.record) {
-    a.record->variant = name;
-    a.record->reason = std::string(a.variant.empty() ? "allow_tf32: " : "forced: ") + reason;
-  }
+  return reason;
 }
 
 // Until the CUDA SpMM registry is on main, the backend's sparse x dense entry serves
 // the tensor-core variants only.
 void tc_window_only_spmm(const SpmmArgs& a) {
-  if (a.variant == "tc_window_all") return tc_window_run(a, WindowRouting::all_tensor_cores);
-  if (a.variant == "tc_window" || (a.variant.empty() && tc_window_unsupported(a).empty()))
-    return tc_window_run(a, WindowRouting::cost_model);
-  if (!a.variant.empty())
+  const bool forced = !a.variant.empty();
+  if (forced && a.variant != "tc_window" && a.variant != "tc_window_all")
     throw InvalidValue("mxm(sparse x dense): unknown variant '" + std::string(a.variant) + "' on cuda");
-  throw NotImplemented("mxm(sparse x dense) on cuda: only the tensor-core variants exist yet (" +
-                       tc_window_unsupported(a) + ")");
+  const std::string why = tc_window_unsupported(a.C->type, a.semiring, a.allow_tf32, *a.A, a.C->ncols);
+  if (!why.empty()) {
+    if (forced) throw InvalidValue("mxm(sparse x dense): variant " + std::string(a.variant) + " " + why);
+    throw NotImplemented("mxm(sparse x dense) on cuda: only the tensor-core variants exist yet (" + why + ")");
+  }
+  const WindowRouting routing =
+      a.variant == "tc_window_all" ? WindowRouting::all_tensor_cores : WindowRouting::cost_model;
+  TcWindowProblem p;
+  p.A = a.A;
+  p.B = a.B->data.as<float>();
+  p.b_row_stride = a.B->layout == Layout::row_major ? a.B->ld : 1;
+  p.b_col_stride = a.B->layout == Layout::row_major ? 1 : a.B->ld;
+  p.C = a.C->data.as<float>();
+  p.c_row_stride = a.C->layout == Layout::row_major ? a.C->ld : 1;
+  p.c_col_stride = a.C->layout == Layout::row_major ? 1 : a.C->ld;
+  p.n = a.C->ncols;
+  p.accumulate = a.accumulate;
+  const int ordinal = a.A->device.ordinal();
+  DeviceGuard guard(ordinal);
+  const std::string reason = tc_window_run(p, routing, stream(ordinal));
+  if (a.record) {
+    a.record->variant = routing == WindowRouting::all_tensor_cores ? "tc_window_all" : "tc_window";
+    a.record->reason = (forced ? "forced: " : "allow_tf32: ") + reason;
+  }
 }
 
 }  // namespace geblas::detail::cuda

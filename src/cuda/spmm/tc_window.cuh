@@ -6,6 +6,8 @@
 // TF32 (Options::allow_tf32).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <string>
 
 #include "core/backend.hpp"
@@ -14,12 +16,25 @@ namespace geblas::detail::cuda {
 
 enum class WindowRouting { cost_model, all_tensor_cores };
 
-// Empty when the variant can run the call; else why not (for the InvalidValue of a
-// forced variant and for the dispatcher's trace).
-std::string tc_window_unsupported(const SpmmArgs& a);
+// C (m x n) = A B or C += A B; element (i, j) of B / C at X[i * row_stride + j * col_stride].
+struct TcWindowProblem {
+  const SparseStorage* A = nullptr;  // on a CUDA device; its plan is cached with it
+  const float* B = nullptr;
+  Index b_row_stride = 0, b_col_stride = 1;
+  float* C = nullptr;
+  Index c_row_stride = 0, c_col_stride = 1;
+  Index n = 0;
+  bool accumulate = false;
+};
 
-// Runs the product; the plan is built on first use and cached with A.
-void tc_window_run(const SpmmArgs& a, WindowRouting routing);
+// Empty when the variants can run a product of this kind; else why not (for the
+// InvalidValue of a forced variant and for the dispatcher's trace).
+std::string tc_window_unsupported(TypeId type, SemiringId semiring, bool allow_tf32, const SparseStorage& A,
+                                  Index n);
+
+// Runs the product on `stream` (the plan is built on first use and cached with A) and
+// returns the facts for the trace.
+std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaStream_t stream);
 
 // The fraction of A's entries that the cost model sends to tensor cores (builds and
 // caches the plan): the dispatcher's fact for choosing tc_window.
