@@ -52,7 +52,9 @@ float random_value(std::mt19937_64& rng) { return static_cast<float>(std::unifor
 
 // Rows [16 w, 16 w + 16) of window w: dense windows draw each row's entries from a few
 // shared columns, sparse ones from all columns; `kinds` holds one letter per window:
-// 'd' dense, 's' sparse, 'e' empty.
+// 'd' dense, 's' sparse, 'e' empty, 'w' wide dense (600 shared columns: a tensor-core
+// window split into segments), 'h' a sparse window with one hub row of 700 entries (a
+// CUDA-core row split into pieces).
 Case windows_case(const std::string& kinds, Index nrows, Index ncols, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   Case c;
@@ -63,18 +65,20 @@ Case windows_case(const std::string& kinds, Index nrows, Index ncols, std::uint6
   for (Index w = 0; w * 16 < nrows; ++w) {
     const char kind = kinds[static_cast<std::size_t>(w) % kinds.size()];
     std::vector<Index> pool;
-    if (kind == 'd') {
-      const Index width = 8 + static_cast<Index>(rng() % 25);  // 8..32 shared columns
+    if (kind == 'd' || kind == 'w') {
+      const Index width = kind == 'w' ? 600 : 8 + static_cast<Index>(rng() % 25);  // 8..32 shared columns
       std::set<Index> s;
       while (static_cast<Index>(s.size()) < std::min(width, ncols)) s.insert(static_cast<Index>(rng() % ncols));
       pool.assign(s.begin(), s.end());
     }
     for (Index i = w * 16; i < std::min(nrows, w * 16 + 16); ++i) {
       std::set<Index> cols;
-      if (kind == 'd') {
+      if (kind == 'd' || kind == 'w') {
         for (Index j : pool)
           if (rng() % 4 != 0) cols.insert(j);  // about 3/4 of the pool in each row
-      } else if (kind == 's') {
+      } else if (kind == 'h' && i == w * 16 + 5) {
+        while (cols.size() < 700) cols.insert(static_cast<Index>(rng() % ncols));
+      } else if (kind == 's' || kind == 'h') {
         const Index len = static_cast<Index>(rng() % 4);  // 0..3 entries, spread wide
         for (Index k = 0; k < len; ++k) cols.insert(static_cast<Index>(rng() % ncols));
       }
@@ -203,19 +207,20 @@ const std::vector<Index> n_sweep = {1, 2, 5, 8, 13, 31, 32, 33, 64, 65, 127, 128
 TEST_CASE("tc_window: windows of every kind match fp64 within the TF32 bound", "[hybrid][gpu]") {
   struct Kind {
     std::string kinds;
-    Index nrows;
+    Index nrows, ncols;
     bool expect_tc, expect_cc, expect_empty;
   };
   const std::vector<Kind> kinds = {
-      {"d", 160, true, false, false},      // all dense
-      {"s", 160, false, true, false},      // all sparse
-      {"ds", 200, true, true, false},      // mixed, partial last window (200 = 12 * 16 + 8)
-      {"dse", 16 * 9 + 3, true, true, true},  // mixed with empty windows, last window of 3 rows
-      {"e", 37, false, false, true},       // nothing at all
+      {"d", 160, 300, true, false, false},          // all dense
+      {"s", 160, 300, false, true, false},          // all sparse
+      {"ds", 200, 300, true, true, false},          // mixed, partial last window (200 = 12 * 16 + 8)
+      {"dse", 16 * 9 + 3, 300, true, true, true},   // mixed with empty windows, last window of 3 rows
+      {"e", 37, 300, false, false, true},           // nothing at all
+      {"wshd", 16 * 6 + 9, 2000, true, true, false},  // segmented windows and pieces of a hub row
   };
   std::uint64_t seed = 100;
   for (const auto& k : kinds) {
-    const Case c = windows_case(k.kinds, k.nrows, 300, ++seed);
+    const Case c = windows_case(k.kinds, k.nrows, k.ncols, ++seed);
     const SparseMatrix<float> dA = on_gpu(c);
     const WindowPlanInfo info = window_plan_info(dA);
     INFO(c.what << ": windows " << info.windows << ", tensor-core " << info.tensor_core_windows << ", cuda-core "
@@ -234,7 +239,7 @@ TEST_CASE("tc_window: windows of every kind match fp64 within the TF32 bound", "
 
 TEST_CASE("tc_window: layouts, accumulation and the dispatcher with allow_tf32", "[hybrid][gpu]") {
   std::uint64_t seed = 500;
-  const Case c = windows_case("dsde", 16 * 11 + 5, 257, seed);
+  const Case c = windows_case("dswhe", 16 * 11 + 5, 1000, seed);
   const SparseMatrix<float> dA = on_gpu(c);
   for (const char* v : {"tc_window", "tc_window_all"})
     for (Index n : {Index{7}, Index{64}, Index{129}}) {

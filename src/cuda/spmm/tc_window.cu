@@ -1,10 +1,13 @@
 // The tensor-core row-window SpMM (variants tc_window and tc_window_all, float
-// plus_times in TF32). A block takes one 16-row window and up to 128 columns of C: it
-// stages the window's entries, 64 condensed columns at a time, as a dense 16 x 64 TF32
-// tile in shared memory, gathers the matching rows of B straight into mma fragments and
-// runs mma.sync.m16n8k8 (fp32 accumulation). Windows the cost model keeps off tensor
-// cores run on a CUDA-core kernel with one warp per row (GE-SpMM's row caching: a warp
-// reads 32 entries at once and broadcasts them with shuffles).
+// plus_times in TF32). A block takes one 16-row window (or one 256-column segment of a
+// wide one) and up to 128 columns of C: it stages the window's entries, 64 condensed
+// columns at a time, as a dense 16 x 64 TF32 tile in shared memory, gathers the
+// matching rows of B straight into mma fragments (four k-steps of gathers in flight)
+// and runs mma.sync.m16n8k8 with fp32 accumulation. Windows the cost model keeps off
+// tensor cores run on a CUDA-core kernel with one warp per row (or per 128-entry piece
+// of a long row), GE-SpMM style: a warp reads 32 entries at once and broadcasts them
+// with shuffles. A row is computed by one kind of core only; the parts of a split row
+// are summed with float atomics (so their summation order may vary between runs).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -75,12 +78,23 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], unsigned a0, unsigned a1
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// grid: (windows in the list, column blocks of C); block: 32, 64 or 128 threads.
+__device__ __forceinline__ void store(const Operands& op, Index i, Index j, float v, bool atomic) {
+  float& out = c_at(op, i, j);
+  if (atomic) atomicAdd(&out, v);  // a part of a split row; the row was zeroed or holds the old C
+  else out = op.accumulate ? out + v : v;
+}
+
+// grid: (tensor-core items, column blocks of C); block: 32, 64 or 128 threads. An item
+// is one window, or one segment of the condensed columns of a window with many.
 __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
-    tc_windows_kernel(Operands op, const int* __restrict__ window_list) {
+    tc_items_kernel(Operands op, const int2* __restrict__ items) {
   using P = TcWindowPolicy;
+  constexpr int seg = WindowPolicy::segment_columns;
+  static_assert(seg % P::k_chunk == 0, "a chunk never crosses a segment's end");
   __shared__ unsigned tile[P::rows][P::k_chunk + P::pad];
-  const int w = window_list ? window_list[blockIdx.x] : static_cast<int>(blockIdx.x);
+  __shared__ int chunk_cols[P::k_chunk];
+  const int2 item = items[blockIdx.x];
+  const int w = item.x;
   const int tid = static_cast<int>(threadIdx.x);
   const int nthreads = static_cast<int>(blockDim.x);
   const int lane = tid & 31, warp = tid >> 5;
@@ -88,16 +102,28 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
   const Index row0 = static_cast<Index>(w) * P::rows;
   const int col_begin = op.wco[w];
   const int ncols = op.wco[w + 1] - col_begin;
+  const int k_begin = item.y * seg;
+  const int k_end = min(ncols, k_begin + seg);
+  const bool atomic = ncols > seg;
 
   // Staging: `per_row` consecutive threads walk one row of the window. Entries of a row
-  // are sorted by column, hence by condensed column, so each step continues where the
-  // last one stopped.
+  // are sorted by column, hence by condensed column, so each chunk continues where the
+  // last one stopped; a later segment finds its start by binary search.
   const int per_row = nthreads / P::rows;  // 2, 4 or 8: a power of two within a warp
   const int r = tid / per_row, sub = tid % per_row;
   Index p = 0, end = 0;
   if (row0 + r < op.nrows) {
     p = op.ro[row0 + r];
     end = op.ro[row0 + r + 1];
+    if (k_begin > 0) {
+      Index lo = p, hi = end;  // first entry with condensed column >= k_begin
+      while (lo < hi) {
+        const Index mid = (lo + hi) / 2;
+        if (op.local[mid] < k_begin) lo = mid + 1;
+        else hi = mid;
+      }
+      p = lo;
+    }
   }
   const Index n0 = static_cast<Index>(blockIdx.y) * (nthreads / 32) * P::warp_n + warp * P::warp_n;
   const bool warp_active = n0 < op.n;
@@ -106,8 +132,9 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
 #pragma unroll
   for (int i = 0; i < 4; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
 
-  for (int k0 = 0; k0 < ncols; k0 += P::k_chunk) {
+  for (int k0 = k_begin; k0 < k_end; k0 += P::k_chunk) {
     for (int i = tid; i < P::rows * (P::k_chunk + P::pad); i += nthreads) (&tile[0][0])[i] = 0u;
+    for (int i = tid; i < P::k_chunk; i += nthreads) chunk_cols[i] = k0 + i < k_end ? op.wcols[col_begin + k0 + i] : -1;
     __syncthreads();
     long long stop = end;
     for (Index e = p + sub; e < end; e += per_row) {
@@ -124,23 +151,34 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
     __syncthreads();
 
     if (warp_active) {
-      const int ksteps = (min(P::k_chunk, ncols - k0) + 7) / 8;
-      for (int ks = 0; ks < ksteps; ++ks) {
-        const int kk = ks * 8;
-        const unsigned a0 = tile[g][kk + t], a1 = tile[g + 8][kk + t];
-        const unsigned a2 = tile[g][kk + t + 4], a3 = tile[g + 8][kk + t + 4];
-        const int q0 = k0 + kk + t, q1 = q0 + 4;
-        const int c0 = q0 < ncols ? op.wcols[col_begin + q0] : -1;
-        const int c1 = q1 < ncols ? op.wcols[col_begin + q1] : -1;
+      const int ksteps = (min(P::k_chunk, k_end - k0) + 7) / 8;
+      // Four k-steps at a time: their 32 gathers of B are all in flight before the
+      // first mma needs one (the loop is latency-bound otherwise).
+      for (int kg = 0; kg < ksteps; kg += 4) {
+        unsigned b[4][4][2];
 #pragma unroll
-        for (int nt = 0; nt < 4; ++nt) {
-          if (n0 + nt * 8 < op.n) {  // warp-uniform
+        for (int s4 = 0; s4 < 4; ++s4) {
+          const int kk = (kg + s4) * 8;
+          const bool live = kg + s4 < ksteps;
+          const int c0 = live ? chunk_cols[kk + t] : -1;
+          const int c1 = live ? chunk_cols[kk + t + 4] : -1;
+#pragma unroll
+          for (int nt = 0; nt < 4; ++nt) {
             const Index j = n0 + nt * 8 + g;
             const bool in = j < op.n;
-            const unsigned b0 = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
-            const unsigned b1 = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
-            mma_tf32(acc[nt], a0, a1, a2, a3, b0, b1);
+            b[s4][nt][0] = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
+            b[s4][nt][1] = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
           }
+        }
+#pragma unroll
+        for (int s4 = 0; s4 < 4; ++s4) {
+          if (kg + s4 >= ksteps) break;  // warp-uniform
+          const int kk = (kg + s4) * 8;
+          const unsigned a0 = tile[g][kk + t], a1 = tile[g + 8][kk + t];
+          const unsigned a2 = tile[g][kk + t + 4], a3 = tile[g + 8][kk + t + 4];
+#pragma unroll
+          for (int nt = 0; nt < 4; ++nt)
+            if (n0 + nt * 8 < op.n) mma_tf32(acc[nt], a0, a1, a2, a3, b[s4][nt][0], b[s4][nt][1]);  // warp-uniform
         }
       }
     }
@@ -157,28 +195,31 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
 #pragma unroll
       for (int q = 0; q < 2; ++q) {
         const Index j = n0 + nt * 8 + 2 * t + q;
-        if (j >= op.n) continue;
-        const float v = acc[nt][2 * half + q];
-        float& out = c_at(op, row, j);
-        out = op.accumulate ? out + v : v;
+        if (j < op.n) store(op, row, j, acc[nt][2 * half + q], atomic);
       }
     }
   }
 }
 
-// grid: (rows of the list / warps, column blocks of 128); one warp per row.
+// grid: (CUDA-core items / warps, column blocks of 128); one warp per item, an item
+// being a row, or a piece of a long row.
 __global__ void __launch_bounds__(CoreRowsPolicy::warps * 32)
-    core_rows_kernel(Operands op, const int* __restrict__ rows, Index count) {
+    cc_items_kernel(Operands op, const int2* __restrict__ items, Index count) {
   using P = CoreRowsPolicy;
+  constexpr int piece = WindowPolicy::piece_entries;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const Index idx = static_cast<Index>(blockIdx.x) * P::warps + (threadIdx.x >> 5);
   if (idx >= count) return;  // the whole warp leaves together
-  const Index row = rows ? rows[idx] : idx;
+  const int2 item = items[idx];
+  const Index row = item.x;
+  const Index row_begin = op.ro[row], row_end = op.ro[row + 1];
+  const bool atomic = row_end - row_begin > piece;
+  const Index begin = row_begin + static_cast<Index>(item.y) * piece;
+  const Index end = min(row_end, begin + piece);
   const Index j0 = static_cast<Index>(blockIdx.y) * (32 * P::cols_per_lane) + lane;
   float acc[P::cols_per_lane];
 #pragma unroll
   for (int q = 0; q < P::cols_per_lane; ++q) acc[q] = 0.f;
-  const Index begin = op.ro[row], end = op.ro[row + 1];
   for (Index e0 = begin; e0 < end; e0 += 32) {
     int col = 0;
     float val = 0.f;
@@ -201,10 +242,20 @@ __global__ void __launch_bounds__(CoreRowsPolicy::warps * 32)
 #pragma unroll
   for (int q = 0; q < P::cols_per_lane; ++q) {
     const Index j = j0 + 32 * q;
-    if (j >= op.n) continue;
-    float& out = c_at(op, row, j);
-    out = op.accumulate ? out + acc[q] : acc[q];
+    if (j < op.n) store(op, row, j, acc[q], atomic);
   }
+}
+
+// Rows that several items add into start from zero (without accumulation).
+__global__ void __launch_bounds__(CoreRowsPolicy::warps * 32)
+    zero_rows_kernel(Operands op, const int* __restrict__ rows, Index count) {
+  using P = CoreRowsPolicy;
+  const Index idx = static_cast<Index>(blockIdx.x) * P::warps + (threadIdx.x >> 5);
+  if (idx >= count) return;
+  const Index j0 = static_cast<Index>(blockIdx.y) * (32 * P::cols_per_lane) + (threadIdx.x & 31);
+#pragma unroll
+  for (int q = 0; q < P::cols_per_lane; ++q)
+    if (j0 + 32 * q < op.n) c_at(op, rows[idx], j0 + 32 * q) = 0.f;
 }
 
 unsigned blocks(Index n, Index per) { return static_cast<unsigned>((n + per - 1) / per); }
@@ -256,32 +307,32 @@ std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaS
   const Index block_n = Index{warps} * TcWindowPolicy::warp_n;
   const unsigned col_blocks = blocks(n, block_n);
   const unsigned core_col_blocks = blocks(n, 32 * CoreRowsPolicy::cols_per_lane);
-  char reason[200];
-  if (routing == WindowRouting::all_tensor_cores) {
-    if (plan->windows > 0 && n > 0) {
-      tc_windows_kernel<<<dim3(static_cast<unsigned>(plan->windows), col_blocks), warps * 32, 0, s>>>(op, nullptr);
+  // tc_window_all is the routing with threshold 0: every window with entries on tensor cores.
+  const double threshold = routing == WindowRouting::all_tensor_cores ? 0.0 : tc_window_threshold();
+  auto route = cached_window_route(A, *plan, threshold);
+  if (n > 0 && A.nrows > 0) {
+    if (route->zero_rows > 0 && !p.accumulate) {
+      zero_rows_kernel<<<dim3(blocks(route->zero_rows, CoreRowsPolicy::warps), core_col_blocks),
+                         CoreRowsPolicy::warps * 32, 0, s>>>(op, route->zero_row_list.as<int>(), route->zero_rows);
       GEBLAS_CUDA_CHECK_LAUNCH();
     }
-    std::snprintf(reason, sizeof(reason), "%lld windows of 16 rows, all on TF32 tensor cores",
-                  static_cast<long long>(plan->windows));
-  } else {
-    auto route = cached_window_route(A, *plan, tc_window_threshold());
-    if (route->tc_windows > 0 && n > 0) {
-      tc_windows_kernel<<<dim3(static_cast<unsigned>(route->tc_windows), col_blocks), warps * 32, 0, s>>>(
-          op, route->tc_window_list.as<int>());
+    if (route->tc_items > 0) {
+      tc_items_kernel<<<dim3(static_cast<unsigned>(route->tc_items), col_blocks), warps * 32, 0, s>>>(
+          op, route->tc_item_list.as<int2>());
       GEBLAS_CUDA_CHECK_LAUNCH();
     }
-    if (route->cc_rows > 0 && n > 0) {
-      core_rows_kernel<<<dim3(blocks(route->cc_rows, CoreRowsPolicy::warps), core_col_blocks),
-                         CoreRowsPolicy::warps * 32, 0, s>>>(op, route->cc_row_list.as<int>(), route->cc_rows);
+    if (route->cc_items > 0) {
+      cc_items_kernel<<<dim3(blocks(route->cc_items, CoreRowsPolicy::warps), core_col_blocks),
+                        CoreRowsPolicy::warps * 32, 0, s>>>(op, route->cc_item_list.as<int2>(), route->cc_items);
       GEBLAS_CUDA_CHECK_LAUNCH();
     }
-    std::snprintf(reason, sizeof(reason),
-                  "%lld of %lld windows on TF32 tensor cores (%.0f%% of entries, threshold %.2g entries/column)",
-                  static_cast<long long>(route->tc_windows), static_cast<long long>(plan->windows),
-                  A.nvals ? 100.0 * static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals) : 0.0,
-                  route->threshold);
   }
+  char reason[200];
+  std::snprintf(reason, sizeof(reason),
+                "%lld of %lld windows on TF32 tensor cores (%.0f%% of entries, %s)",
+                static_cast<long long>(route->tc_windows), static_cast<long long>(plan->windows),
+                A.nvals ? 100.0 * static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals) : 0.0,
+                routing == WindowRouting::all_tensor_cores ? "all windows with entries" : "cost model");
   return reason;
 }
 

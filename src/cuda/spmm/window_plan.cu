@@ -70,41 +70,61 @@ __global__ void scatter_columns(const Key* keys, const int* ids, const int* head
   local_cols[ids[i]] = g - wco[k >> 32];
 }
 
-__global__ void route_flags(const Index* ro, Index nrows, Index windows, const int* wco, double threshold,
-                            int* tc_flag, int* cc_count, unsigned long long* stats) {
+__device__ __forceinline__ int ceil_div(Index a, Index b) { return static_cast<int>((a + b - 1) / b); }
+
+// Per window: its kind and how many work items and zeroed rows it gives.
+__global__ void route_counts(const Index* ro, Index nrows, Index windows, const int* wco, double threshold,
+                             int* tc_count, int* cc_count, int* zero_count, unsigned long long* stats) {
   const Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w > windows) return;
   if (w == windows) {  // the sentinel makes the exclusive scans end with the totals
-    tc_flag[w] = 0;
-    cc_count[w] = 0;
+    tc_count[w] = cc_count[w] = zero_count[w] = 0;
     return;
   }
   const Index first = w * W;
   const Index last = first + W < nrows ? first + W : nrows;
-  const int nvals = static_cast<int>(ro[last] - ro[first]);
+  const Index nvals = ro[last] - ro[first];
   const int ncols = wco[w + 1] - wco[w];
-  const bool tc = window_goes_to_tensor_cores(nvals, ncols, threshold);
-  tc_flag[w] = tc ? 1 : 0;
-  cc_count[w] = tc ? 0 : static_cast<int>(last - first);
-  if (nvals == 0) atomicAdd(&stats[2], 1ull);
-  if (tc) atomicAdd(&stats[3], static_cast<unsigned long long>(nvals));
+  const bool tc = threshold <= 0 ? nvals > 0 : window_goes_to_tensor_cores(static_cast<int>(nvals), ncols, threshold);
+  if (tc) {
+    const int segments = ceil_div(ncols, WindowPolicy::segment_columns);
+    tc_count[w] = segments;
+    cc_count[w] = 0;
+    zero_count[w] = segments > 1 ? static_cast<int>(last - first) : 0;
+    atomicAdd(&stats[0], 1ull);
+    atomicAdd(&stats[2], static_cast<unsigned long long>(nvals));
+  } else {
+    int items = 0, split = 0;
+    for (Index r = first; r < last; ++r) {
+      const int pieces = ceil_div(ro[r + 1] - ro[r], WindowPolicy::piece_entries);
+      items += pieces > 1 ? pieces : 1;
+      split += pieces > 1;
+    }
+    tc_count[w] = 0;
+    cc_count[w] = items;
+    zero_count[w] = split;
+    if (nvals == 0) atomicAdd(&stats[1], 1ull);
+  }
 }
 
-__global__ void route_lists(Index nrows, Index windows, const int* tc_flag, const int* tc_pos, const int* cc_pos,
-                            int* tc_list, int* cc_list, unsigned long long* stats) {
+__global__ void route_lists(const Index* ro, Index nrows, Index windows, const int* wco, const int* tc_count,
+                            const int* tc_pos, const int* cc_pos, const int* zero_pos, int2* tc_list, int2* cc_list,
+                            int* zero_list) {
   const Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (w > windows) return;
-  if (w == windows) {
-    stats[0] = static_cast<unsigned long long>(tc_pos[w]);
-    stats[1] = static_cast<unsigned long long>(cc_pos[w]);
-    return;
-  }
-  if (tc_flag[w]) {
-    tc_list[tc_pos[w]] = static_cast<int>(w);
+  if (w >= windows) return;
+  const Index first = w * W;
+  const Index last = first + W < nrows ? first + W : nrows;
+  if (tc_count[w] > 0) {
+    for (int s = 0; s < tc_count[w]; ++s) tc_list[tc_pos[w] + s] = make_int2(static_cast<int>(w), s);
+    if (tc_count[w] > 1)
+      for (Index r = first; r < last; ++r) zero_list[zero_pos[w] + (r - first)] = static_cast<int>(r);
   } else {
-    const Index first = w * W;
-    const Index last = first + W < nrows ? first + W : nrows;
-    for (Index r = first; r < last; ++r) cc_list[cc_pos[w] + (r - first)] = static_cast<int>(r);
+    int c = cc_pos[w], z = zero_pos[w];
+    for (Index r = first; r < last; ++r) {
+      const int pieces = ceil_div(ro[r + 1] - ro[r], WindowPolicy::piece_entries);
+      for (int p = 0; p < (pieces > 1 ? pieces : 1); ++p) cc_list[c++] = make_int2(static_cast<int>(r), p);
+      if (pieces > 1) zero_list[z++] = static_cast<int>(r);
+    }
   }
 }
 
@@ -184,40 +204,49 @@ WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double t
   DeviceGuard guard(ordinal);
   cudaStream_t s = stream(ordinal);
   const Index windows = plan.windows;
+  const Index* ro = A.row_offsets.as<Index>();
+  const int* wco = plan.window_col_offsets.as<int>();
   WindowRoute r;
   r.threshold = threshold;
-  RawBuffer flag = device_buffer(A.device, sizeof(int) * (windows + 1));
-  RawBuffer ccn = device_buffer(A.device, sizeof(int) * (windows + 1));
-  RawBuffer tc_pos = device_buffer(A.device, sizeof(int) * (windows + 1));
-  RawBuffer cc_pos = device_buffer(A.device, sizeof(int) * (windows + 1));
-  RawBuffer stats = device_buffer(A.device, sizeof(unsigned long long) * 4);
+  const std::size_t ints = sizeof(int) * static_cast<std::size_t>(windows + 1);
+  RawBuffer tcn = device_buffer(A.device, ints), ccn = device_buffer(A.device, ints), zn = device_buffer(A.device, ints);
+  RawBuffer tcp = device_buffer(A.device, ints), ccp = device_buffer(A.device, ints), zp = device_buffer(A.device, ints);
+  RawBuffer stats = device_buffer(A.device, sizeof(unsigned long long) * 3);
   GEBLAS_CUDA_CHECK(cudaMemsetAsync(stats.data(), 0, stats.bytes(), s));
-  route_flags<<<grid_for(windows + 1), block, 0, s>>>(A.row_offsets.as<Index>(), A.nrows, windows,
-                                                      plan.window_col_offsets.as<int>(), threshold, flag.as<int>(),
-                                                      ccn.as<int>(), stats.as<unsigned long long>());
+  route_counts<<<grid_for(windows + 1), block, 0, s>>>(ro, A.nrows, windows, wco, threshold, tcn.as<int>(),
+                                                       ccn.as<int>(), zn.as<int>(), stats.as<unsigned long long>());
   GEBLAS_CUDA_CHECK_LAUNCH();
   std::size_t scan_bytes = 0;
-  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flag.as<int>(), tc_pos.as<int>(),
-                                                  static_cast<int>(windows + 1), s));
+  const int count = static_cast<int>(windows + 1);
+  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tcn.as<int>(), tcp.as<int>(), count, s));
   RawBuffer temp = device_buffer(A.device, scan_bytes);
-  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, flag.as<int>(), tc_pos.as<int>(),
-                                                  static_cast<int>(windows + 1), s));
-  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, ccn.as<int>(), cc_pos.as<int>(),
-                                                  static_cast<int>(windows + 1), s));
-  r.tc_window_list = device_buffer(A.device, sizeof(int) * (windows + 1));
-  r.cc_row_list = device_buffer(A.device, sizeof(int) * static_cast<std::size_t>(A.nrows + 1));
-  route_lists<<<grid_for(windows + 1), block, 0, s>>>(A.nrows, windows, flag.as<int>(), tc_pos.as<int>(),
-                                                      cc_pos.as<int>(), r.tc_window_list.as<int>(),
-                                                      r.cc_row_list.as<int>(), stats.as<unsigned long long>());
-  GEBLAS_CUDA_CHECK_LAUNCH();
-  unsigned long long host[4] = {};
+  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, tcn.as<int>(), tcp.as<int>(), count, s));
+  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, ccn.as<int>(), ccp.as<int>(), count, s));
+  GEBLAS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, zn.as<int>(), zp.as<int>(), count, s));
+  int totals[3] = {};
+  unsigned long long host[3] = {};
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&totals[0], tcp.as<int>() + windows, sizeof(int), cudaMemcpyDeviceToHost, s));
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&totals[1], ccp.as<int>() + windows, sizeof(int), cudaMemcpyDeviceToHost, s));
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&totals[2], zp.as<int>() + windows, sizeof(int), cudaMemcpyDeviceToHost, s));
   GEBLAS_CUDA_CHECK(cudaMemcpyAsync(host, stats.data(), sizeof(host), cudaMemcpyDeviceToHost, s));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));  // the totals size the lists
+  r.tc_items = totals[0];
+  r.cc_items = totals[1];
+  r.zero_rows = totals[2];
   r.tc_windows = static_cast<Index>(host[0]);
-  r.cc_rows = static_cast<Index>(host[1]);
-  r.empty_windows = static_cast<Index>(host[2]);
-  r.tc_nvals = static_cast<Index>(host[3]);
+  r.empty_windows = static_cast<Index>(host[1]);
+  r.tc_nvals = static_cast<Index>(host[2]);
   r.cc_windows = windows - r.tc_windows - r.empty_windows;
+  r.tc_item_list = device_buffer(A.device, sizeof(int2) * static_cast<std::size_t>(r.tc_items));
+  r.cc_item_list = device_buffer(A.device, sizeof(int2) * static_cast<std::size_t>(r.cc_items));
+  r.zero_row_list = device_buffer(A.device, sizeof(int) * static_cast<std::size_t>(r.zero_rows));
+  if (windows > 0) {
+    route_lists<<<grid_for(windows), block, 0, s>>>(ro, A.nrows, windows, wco, tcn.as<int>(), tcp.as<int>(),
+                                                    ccp.as<int>(), zp.as<int>(), r.tc_item_list.as<int2>(),
+                                                    r.cc_item_list.as<int2>(), r.zero_row_list.as<int>());
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
   r.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -19,6 +19,13 @@ struct WindowPolicy {
   static constexpr int window_rows = 16;  // mma.m16n8k8: one window = the 16 rows of an A tile
   static constexpr int k_step = 8;        // mma K: condensed columns are padded to multiples of 8
   static constexpr int block = 256;       // plan kernels: plain element-wise work, any size does
+  // Work is cut so that no block or warp runs a long serial chain while the GPU idles
+  // (a hub row of 2600 entries made one warp take 0.6 ms on the H200, run 1 of
+  // bench_spmm_hybrid): a tensor-core window with more distinct columns is split into
+  // segments of this many condensed columns, and a CUDA-core row into pieces of this
+  // many entries; the parts of one row are summed with atomics into C.
+  static constexpr int segment_columns = 256;
+  static constexpr int piece_entries = 128;
 };
 
 // The cost model. A window of `nvals` entries over `ncols` distinct columns costs
@@ -46,16 +53,18 @@ struct WindowPlan {
   double build_ms = 0;
 };
 
-// The routing of the windows under one threshold.
+// The routing of the windows under one threshold, as lists of work items. A threshold
+// of 0 sends every window with entries to tensor cores (the tc_window_all variant).
 struct WindowRoute {
   double threshold = 0;
   Index tc_windows = 0;
-  Index cc_rows = 0;
   Index cc_windows = 0;
   Index empty_windows = 0;
   Index tc_nvals = 0;
-  RawBuffer tc_window_list;  // int32 [tc_windows]: windows for tensor cores, ascending
-  RawBuffer cc_row_list;     // int32 [cc_rows]: rows of the other windows, ascending
+  Index tc_items = 0, cc_items = 0, zero_rows = 0;
+  RawBuffer tc_item_list;   // int2 [tc_items]: (window, segment of its condensed columns)
+  RawBuffer cc_item_list;   // int2 [cc_items]: (row, piece of its entries), rows of the other windows
+  RawBuffer zero_row_list;  // int32 [zero_rows]: rows summed from several items (zeroed first)
   double build_ms = 0;
 };
 
