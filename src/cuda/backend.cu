@@ -108,6 +108,8 @@ const Backend* cuda_backend() {
     Backend b{};
     b.name = "cuda";
     b.window_plan = cuda::window_plan_info;
+    // The tensor-core variants only, until the CUDA SpMM registry sets this entry below.
+    b.mxm_sparse_dense = cuda::tc_window_only_spmm;
     b.allocate = cuda::device_allocate;
     b.deallocate = cuda::device_deallocate;
     b.zero = cuda::device_zero;
