@@ -52,9 +52,9 @@ std::vector<Index> window_row_order(const SparseMatrix<T>& A) {
 }
 
 // The tensor-core routing threshold: a window goes to tensor cores when its entries
-// per 8-rounded distinct column reach this value. The default was measured on an H100
-// (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM"). Changing it is process-wide and
-// meant for calibration; plans are cached per threshold.
+// per 8-rounded distinct column reach this value. The default (2) is a first estimate,
+// not yet measured (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM"). Changing it is
+// process-wide and meant for calibration; routings are cached per threshold.
 GEBLAS_API double tc_window_threshold();
 GEBLAS_API void set_tc_window_threshold(double entries_per_column);
 

@@ -16,10 +16,12 @@
 namespace geblas {
 namespace {
 
-// Entries per 8-rounded distinct column above which a 16-row window runs faster on
-// tensor cores than on CUDA cores. Measured on an H100 with bench/spmm (see
-// docs/PERFORMANCE.md, "Hybrid tensor-core SpMM"): the geomean-best value over the
-// shared graphs with >= 100k entries, N = 64..512.
+// Entries per 8-rounded distinct column above which a 16-row window is sent to tensor
+// cores. NOT YET MEASURED: 2 is the break-even of the cost model's first estimate (a
+// tensor-core window gathers one row of B per condensed column, a CUDA-core window one
+// per entry, and the tensor-core gather is assumed half as efficient). The sweep
+// `bench_spmm_hybrid --thresholds ...` is the instrument to set it (docs/PERFORMANCE.md,
+// "Hybrid tensor-core SpMM").
 constexpr double default_tc_window_threshold = 2.0;
 
 std::atomic<double>& threshold_setting() {

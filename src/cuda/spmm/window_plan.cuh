@@ -34,7 +34,7 @@ struct WindowPolicy {
 // not) and cc_per_entry * nvals on CUDA cores (one gathered row of B per entry). Both
 // grow with N in the same way, so the choice does not depend on N and the plan is
 // built once. The ratio of the two constants is the threshold of
-// geblas::tc_window_threshold(), measured on an H100 (see src/core/tensor_cores.cpp).
+// geblas::tc_window_threshold() (a first estimate, see src/core/tensor_cores.cpp).
 __host__ __device__ inline bool window_goes_to_tensor_cores(int nvals, int ncols, double threshold) {
   if (nvals == 0) return false;  // an empty window only writes identities: CUDA cores
   const int padded = (ncols + WindowPolicy::k_step - 1) / WindowPolicy::k_step * WindowPolicy::k_step;
