@@ -285,14 +285,19 @@ TEST_CASE("tc_window: refused without allow_tf32, for other types and other semi
     CHECK_THROWS_AS(mxm(C64, dA64, B64, semiring::plus_times<double>{}, {.variant = v, .allow_tf32 = true}),
                     InvalidValue);
   }
-  // Without allow_tf32 the dispatcher never picks a tensor-core variant.
-  try {
-    mxm(C, dA, B, semiring::plus_times<float>{});
-    CHECK(last_dispatch().variant.rfind("tc_", 0) != 0);
-  } catch (const NotImplemented& e) {
-    // only while the library has no CUDA-core SpMM: then nothing else can run it
-    SUCCEED(std::string("no CUDA-core SpMM in this build: ") + e.what());
-  }
+  // Without allow_tf32 the dispatcher never picks a tensor-core variant, even for a
+  // matrix made of dense windows.
+  mxm(C, dA, B, semiring::plus_times<float>{});
+  CHECK(last_dispatch().variant.rfind("tc_", 0) != 0);
+}
+
+TEST_CASE("tc_window: with allow_tf32 the dispatcher keeps sparse matrices on CUDA cores", "[hybrid][gpu]") {
+  const Case c = windows_case("s", 320, 5000, 31);
+  const SparseMatrix<float> dA = on_gpu(c);
+  CHECK(window_plan_info(dA).tensor_core_windows == 0);
+  check_product(c, dA, 64, 32, {""});
+  INFO(last_dispatch().reason);
+  CHECK(last_dispatch().variant.rfind("tc_", 0) != 0);
 }
 
 TEST_CASE("window_row_order: a permutation that regroups rows with shared columns", "[hybrid][gpu]") {

@@ -9,6 +9,7 @@
 
 #include "core/derived_cache.hpp"
 #include "cuda/context.cuh"
+#include "cuda/spmm/tc_window.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
@@ -28,6 +29,10 @@ struct DispatchPolicy {
   static constexpr Index short_row = 8;
   static constexpr Index short_row_max_n = 64;
   static constexpr Index long_row = 128;
+  // With allow_tf32: tc_window when at least this share of A's entries lies in windows
+  // the cost model sends to tensor cores; below it the CUDA-core choice above stands.
+  // bench_spmm_hybrid on the H200 (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM").
+  static constexpr double tc_min_share = 0.6;
 };
 
 
@@ -58,6 +63,18 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
     reason = buf;
     return row_split_variant();
   }
+  std::string tf32_note;
+  if (p.allow_tf32 && tc_window_variant().can_implement(p, nullptr)) {
+    const double share = tc_window_share(*p.matrix);
+    std::snprintf(buf, sizeof buf, "N=%lld, allow_tf32, %.0f%% of entries in tensor-core windows",
+                  static_cast<long long>(p.n), 100 * share);
+    if (share >= DispatchPolicy::tc_min_share) {
+      reason = buf;
+      return tc_window_variant();
+    }
+    std::snprintf(buf, sizeof buf, "allow_tf32 but only %.0f%% of entries in tensor-core windows; ", 100 * share);
+    tf32_note = buf;
+  }
   const RowStats& s = *p.stats;
   const char* why = "a warp per row";
   const SpmmVariant* v = &row_split_variant();
@@ -70,7 +87,7 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
   }
   std::snprintf(buf, sizeof buf, "N=%lld, mean row %.1f, max row %lld: %s", static_cast<long long>(p.n), s.mean_row,
                 static_cast<long long>(s.max_row), why);
-  reason = buf;
+  reason = tf32_note.empty() ? std::string(buf) : tf32_note + buf;
   return *v;
 }
 
@@ -100,6 +117,7 @@ void mxm_sparse_dense(const SpmmArgs& args) {
   if (p.m > 0 && p.nnz > 0) stats = cached_row_stats(A);
   p.stats = stats.get();
   p.matrix = &A;
+  p.allow_tf32 = args.allow_tf32;
 
   const SpmmVariant* v = nullptr;
   std::string reason;

@@ -36,6 +36,7 @@ struct SpmmProblem {
   const RowStats* stats = nullptr;  // A's cached row statistics; null when unknown
   // A itself, for variants that keep a plan in its derived cache (derived_cache.hpp).
   const SparseStorage* matrix = nullptr;
+  bool allow_tf32 = false;  // Options::allow_tf32: float may run on TF32 tensor cores
 
   bool b_row_major() const { return b_col_stride == 1; }
   bool c_row_major() const { return c_col_stride == 1; }
@@ -65,5 +66,12 @@ const SpmmVariant& row_split_variant();
 const SpmmVariant& merge_path_variant();
 const SpmmVariant& row_pieces_variant();
 const SpmmVariant& row_group_variant();
+
+// The TF32 tensor-core variants (tc_window_variant.cpp). They are not exact in fp32, so
+// they are listed apart (tf32_variants) from the variants every exact test enumerates;
+// find_variant and the dispatcher (only with allow_tf32) reach them.
+const SpmmVariant& tc_window_variant();
+const SpmmVariant& tc_window_all_variant();
+std::span<const SpmmVariant* const> tf32_variants();
 
 }  // namespace geblas::detail::cuda::spmm

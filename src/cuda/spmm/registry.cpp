@@ -22,8 +22,15 @@ std::span<const SpmmVariant* const> variants() {
   return all;
 }
 
+std::span<const SpmmVariant* const> tf32_variants() {
+  static const std::array<const SpmmVariant*, 2> all = {&tc_window_variant(), &tc_window_all_variant()};
+  return all;
+}
+
 const SpmmVariant* find_variant(std::string_view name) {
   for (const SpmmVariant* v : variants())
+    if (name == v->name) return v;
+  for (const SpmmVariant* v : tf32_variants())
     if (name == v->name) return v;
   return nullptr;
 }

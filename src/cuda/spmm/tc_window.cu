@@ -336,36 +336,4 @@ std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaS
   return reason;
 }
 
-// Until the CUDA SpMM registry is on main, the backend's sparse x dense entry serves
-// the tensor-core variants only.
-void tc_window_only_spmm(const SpmmArgs& a) {
-  const bool forced = !a.variant.empty();
-  if (forced && a.variant != "tc_window" && a.variant != "tc_window_all")
-    throw InvalidValue("mxm(sparse x dense): unknown variant '" + std::string(a.variant) + "' on cuda");
-  const std::string why = tc_window_unsupported(a.C->type, a.semiring, a.allow_tf32, *a.A, a.C->ncols);
-  if (!why.empty()) {
-    if (forced) throw InvalidValue("mxm(sparse x dense): variant " + std::string(a.variant) + " " + why);
-    throw NotImplemented("mxm(sparse x dense) on cuda: only the tensor-core variants exist yet (" + why + ")");
-  }
-  const WindowRouting routing =
-      a.variant == "tc_window_all" ? WindowRouting::all_tensor_cores : WindowRouting::cost_model;
-  TcWindowProblem p;
-  p.A = a.A;
-  p.B = a.B->data.as<float>();
-  p.b_row_stride = a.B->layout == Layout::row_major ? a.B->ld : 1;
-  p.b_col_stride = a.B->layout == Layout::row_major ? 1 : a.B->ld;
-  p.C = a.C->data.as<float>();
-  p.c_row_stride = a.C->layout == Layout::row_major ? a.C->ld : 1;
-  p.c_col_stride = a.C->layout == Layout::row_major ? 1 : a.C->ld;
-  p.n = a.C->ncols;
-  p.accumulate = a.accumulate;
-  const int ordinal = a.A->device.ordinal();
-  DeviceGuard guard(ordinal);
-  const std::string reason = tc_window_run(p, routing, stream(ordinal));
-  if (a.record) {
-    a.record->variant = routing == WindowRouting::all_tensor_cores ? "tc_window_all" : "tc_window";
-    a.record->reason = (forced ? "forced: " : "allow_tf32: ") + reason;
-  }
-}
-
 }  // namespace geblas::detail::cuda

@@ -40,8 +40,4 @@ std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaS
 // caches the plan): the dispatcher's fact for choosing tc_window.
 double tc_window_share(const SparseStorage& A);
 
-// The backend's sparse x dense entry until the CUDA SpMM registry lands: the
-// tensor-core variants, and NotImplemented for everything else.
-void tc_window_only_spmm(const SpmmArgs& a);
-
 }  // namespace geblas::detail::cuda
