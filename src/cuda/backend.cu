@@ -9,7 +9,6 @@
 #include "cuda/context.cuh"
 #include "cuda/spmm/dispatcher.hpp"
 #include "cuda/ops/ops.hpp"
-#include "cuda/spmm/tc_window.cuh"
 #include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail {
@@ -108,8 +107,6 @@ const Backend* cuda_backend() {
     Backend b{};
     b.name = "cuda";
     b.window_plan = cuda::window_plan_info;
-    // The tensor-core variants only, until the CUDA SpMM registry sets this entry below.
-    b.mxm_sparse_dense = cuda::tc_window_only_spmm;
     b.allocate = cuda::device_allocate;
     b.deallocate = cuda::device_deallocate;
     b.zero = cuda::device_zero;
