@@ -107,9 +107,13 @@ SparseStorage adopt_csr(Index nrows, Index ncols, RawBuffer row_offsets, RawBuff
   if (ro[nrows] != nvals)
     throw InvalidObject(std::string(where) + "row_offsets[nrows] is " + std::to_string(ro[nrows]) + " but there are " +
                         std::to_string(nvals) + " entries");
+  // All offsets first: a row that ends past nvals (offsets that rise above nvals and
+  // come back down) must be caught before its columns are read.
+  for (Index i = 0; i < nrows; ++i)
+    if (ro[i + 1] < ro[i] || ro[i + 1] > nvals)
+      throw InvalidObject(std::string(where) + "row_offsets " + (ro[i + 1] < ro[i] ? "decrease" : "pass nvals") +
+                          " at row " + std::to_string(i));
   for (Index i = 0; i < nrows; ++i) {
-    if (ro[i + 1] < ro[i])
-      throw InvalidObject(std::string(where) + "row_offsets decrease at row " + std::to_string(i));
     for (Index k = ro[i]; k < ro[i + 1]; ++k) {
       if (ci[k] < 0 || ci[k] >= ncols)
         throw InvalidIndex(std::string(where) + "column " + std::to_string(ci[k]) + " of row " + std::to_string(i) +

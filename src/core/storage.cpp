@@ -1,5 +1,7 @@
 // Allocation, copies and the constructors of empty storage; the device-specific work
 // goes through the backend table.
+#include <unistd.h>
+
 #include <cstring>
 #include <string>
 
@@ -11,9 +13,36 @@ namespace geblas::detail {
 
 std::shared_ptr<DerivedCache> make_derived_cache() { return std::make_shared<DerivedCache>(); }
 
+namespace {
+// Physical memory of this host. A host request above it cannot be met; refusing it here
+// gives OutOfMemory at once, where the kernel's overcommit would otherwise hand out the
+// address space and the process would be killed while the buffer is first written.
+std::size_t host_physical_bytes() {
+  static const std::size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : SIZE_MAX;
+  }();
+  return bytes;
+}
+}  // namespace
+
 void* allocate(Device device, std::size_t bytes) {
   if (bytes == 0) return nullptr;
+  if (device.is_cpu() && bytes > host_physical_bytes())
+    throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes exceeds the " +
+                          std::to_string(host_physical_bytes()) + " bytes of physical memory",
+                      bytes);
   return backend_for(device).allocate(bytes, device.ordinal());
+}
+
+std::size_t checked_bytes(Index count_a, Index count_b, std::size_t element, const char* what) {
+  std::size_t n = 0, bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(count_a), static_cast<std::size_t>(count_b), &n) ||
+      __builtin_mul_overflow(n, element, &bytes))
+    throw OutOfMemory(std::string(what) + ": " + std::to_string(count_a) + " x " + std::to_string(count_b) +
+                          " entries of " + std::to_string(element) + " bytes do not fit in a 64-bit size",
+                      SIZE_MAX);
+  return bytes;
 }
 
 void deallocate(Device device, void* ptr) noexcept {
@@ -101,8 +130,9 @@ DenseStorage make_dense(Index nrows, Index ncols, Layout layout, TypeId type, De
   s.layout = layout;
   s.type = type;
   s.device = device;
-  const auto count = static_cast<std::size_t>(nrows) * static_cast<std::size_t>(ncols);
-  s.data = RawBuffer(count * size_of(type), device);
+  // nrows * ncols * size can pass 2^64 within the dimension limit; a wrapped product
+  // would allocate a small buffer that the kernels then overrun.
+  s.data = RawBuffer(checked_bytes(nrows, ncols, size_of(type), "DenseMatrix"), device);
   zero_bytes(s.data.data(), device, s.data.bytes());
   return s;
 }

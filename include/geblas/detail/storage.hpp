@@ -20,6 +20,8 @@ GEBLAS_API void deallocate(Device device, void* ptr) noexcept;
 GEBLAS_API void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device,
                            std::size_t bytes);
 GEBLAS_API void zero_bytes(void* dst, Device device, std::size_t bytes);
+// count_a * count_b * element bytes; OutOfMemory (naming `what`) when it passes 2^64.
+GEBLAS_API std::size_t checked_bytes(Index count_a, Index count_b, std::size_t element, const char* what);
 
 // An owning, untyped, device-tagged allocation. Copying copies the bytes on the same
 // device; host allocations are 64-byte aligned.
