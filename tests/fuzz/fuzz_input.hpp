@@ -21,7 +21,7 @@ class Input {
   T take() {
     T v{};
     const std::size_t k = n_ < sizeof(T) ? n_ : sizeof(T);
-    std::memcpy(&v, p_, k);
+    if (k) std::memcpy(&v, p_, k);  // p_ may be null for an empty input
     p_ += k;
     n_ -= k;
     return v;
