@@ -9,6 +9,13 @@
 // (x == 0, x > 0, x < 0), as SuiteSparse:GraphBLAS does. min and max on floating point
 // ignore a NaN operand unless both are NaN (fmin/fmax semantics). Comparisons return
 // 1 or 0 in the operand type.
+//
+// NaN in reductions: every kernel reduces from the add monoid's identity (-inf for max,
+// +inf for min), so with max or min as a semiring's add a NaN term is dropped, and an
+// output entry whose terms are all NaN gets the identity, exactly like one with no term
+// (SuiteSparse:GraphBLAS, which reduces without the identity, gives NaN there). With
+// plus or times NaN propagates as IEEE says, and inf * 0 and inf + -inf give NaN.
+// tests/reliability/test_numerical_edges.cpp holds every backend to this.
 #pragma once
 
 #include <cstdint>
