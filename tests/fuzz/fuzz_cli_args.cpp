@@ -36,7 +36,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (a.command == Command::help) return 0;
-  GEBLAS_FUZZ_CHECK(!a.input.empty() || true, "");
   GEBLAS_FUZZ_CHECK(a.threads >= 0 && a.threads <= 4096, "threads %d", a.threads);
   GEBLAS_FUZZ_CHECK(a.top >= 0 && a.top <= std::numeric_limits<std::int32_t>::max(), "top %lld", static_cast<long long>(a.top));
   GEBLAS_FUZZ_CHECK(a.n >= 1 && a.n <= (1 << 16), "n %lld", static_cast<long long>(a.n));
@@ -51,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   GEBLAS_FUZZ_CHECK(a.device.empty() || a.device == "cpu" || a.device == "cuda" || a.device.rfind("cuda:", 0) == 0,
                     "device '%s'", a.device.c_str());
   GEBLAS_FUZZ_CHECK(!a.semiring.empty(), "empty semiring");
-  GEBLAS_FUZZ_CHECK((a.command == Command::convert) == !a.convert_to.empty() || a.command != Command::convert,
-                    "convert without a target");
+  // File names are not checked here: an empty or odd name passes the parser and is
+  // refused by the reader or writer that opens it (IoError), a clean error.
   return 0;
 }
