@@ -1,13 +1,15 @@
 // Dense x sparse and dense x dense products on the CPU over any semiring. Both write
 // every entry of a row-major T; an entry with no term holds the identity. Each entry
-// starts from its first term rather than from the identity, so that a monoid whose
-// identity is not a neutral value in practice (any) still gives one of the terms.
+// starts and folds its terms as Fold<S> says: from the identity for max and min (the NaN
+// rule of binary_op.hpp), from its first term otherwise, so that a monoid whose identity
+// is not a neutral value in practice (any) still gives one of the terms.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 
+#include "geblas/detail/cpu/fold.hpp"
 #include "geblas/detail/views.hpp"
 #include "geblas/semiring.hpp"
 
@@ -31,8 +33,12 @@ void dense_sparse(const DenseView<T>& A, const CsrView<T>& B, const DenseView<T>
         for (Index kb = B.row_offsets[k]; kb < B.row_offsets[k + 1]; ++kb) {
           const Index j = B.col_indices[kb];
           const T term = S::mul(av, semiring_reads_b<S>() ? B.values[kb] : T(1));
-          c[j] = seen[j] ? S::add(c[j], term) : term;
-          seen[j] = 1;
+          if constexpr (Fold<S>::from_identity) {
+            c[j] = Fold<S>::step(c[j], term);
+          } else {
+            c[j] = seen[j] ? S::add(c[j], term) : term;
+            seen[j] = 1;
+          }
         }
       }
     }
@@ -56,18 +62,16 @@ void dense_dense(const DenseView<T>& A, const DenseView<T>& B, const DenseView<T
 #pragma omp parallel for schedule(static)
   for (Index i = 0; i < m; ++i) {
     T* c = C.data + i * C.ld;
-    if (kdim == 0) {
-      std::fill(c, c + n, S::identity());
-      continue;
-    }
-    {
+    if (kdim == 0 || Fold<S>::from_identity) std::fill(c, c + n, S::identity());
+    if (kdim == 0) continue;
+    if constexpr (!Fold<S>::from_identity) {
       const T av = semiring_reads_a<S>() ? A(i, 0) : T(1);
       for (Index j = 0; j < n; ++j) c[j] = S::mul(av, semiring_reads_b<S>() ? b[j] : T(1));
     }
-    for (Index k = 1; k < kdim; ++k) {
+    for (Index k = Fold<S>::from_identity ? 0 : 1; k < kdim; ++k) {
       const T av = semiring_reads_a<S>() ? A(i, k) : T(1);
       const T* bk = b + k * ldb;
-      for (Index j = 0; j < n; ++j) c[j] = S::add(c[j], S::mul(av, semiring_reads_b<S>() ? bk[j] : T(1)));
+      for (Index j = 0; j < n; ++j) c[j] = Fold<S>::step(c[j], S::mul(av, semiring_reads_b<S>() ? bk[j] : T(1)));
     }
   }
 }

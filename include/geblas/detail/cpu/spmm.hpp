@@ -11,13 +11,16 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "geblas/detail/cpu/fold.hpp"
 #include "geblas/detail/views.hpp"
 #include "geblas/semiring.hpp"
 
@@ -36,11 +39,16 @@ struct SpmmPolicy {
   // The narrowest tile: one SSE register. Narrower tails of a row use a runtime-length
   // loop.
   static constexpr std::size_t min_tile_bytes = 16;
-  // When the add is not plus (max, min, ...: a compare-and-blend of 6 instructions on
-  // floats, whose dependency chain bounds the loop), even and odd entries accumulate in
-  // two register sets: max_times N = 16 took 148 ms with two and 350 ms with one, N = 256
-  // 954 vs 1865 ms. For plus, two sets were slower (130 vs 50 ms at N = 16).
+  // When the add is not plus (nor a floating max / min, below) its dependency chain may
+  // bound the loop, so even and odd entries accumulate in two register sets. Measured when
+  // max / min were such an add (a 6-instruction compare-and-blend): max_times N = 16 took
+  // 148 ms with two sets and 350 ms with one, N = 256 954 vs 1865 ms. For plus, two sets
+  // were slower (130 vs 50 ms at N = 16).
   static constexpr bool two_chains = true;
+  // Floating max and min fold with one maxps / minps per vector (Fold<S>, Tile), a chain
+  // as short as plus's, so they use one set of accumulators like plus. (Set from that
+  // argument; the measurement against two sets is in docs/PERFORMANCE.md when made.)
+  static constexpr bool one_chain_minmax = true;
   // How many entries of A ahead the B row is prefetched (0: never). 12 and 24 ran within
   // 5% of none at every N (the hardware prefetcher follows the row), so it is off; kept
   // as a knob for machines where the B rows are farther away.
@@ -57,15 +65,6 @@ struct SpmmPolicy {
 };
 
 namespace spmm_detail {
-
-// Whether the semiring's add is the plus monoid (one instruction, short dependency chain).
-template <class S>
-constexpr bool add_is_plus() {
-  if constexpr (requires { typename S::add_monoid; })
-    return std::is_same_v<typename S::add_monoid, monoid::plus<typename S::value_type>>;
-  else
-    return false;
-}
 
 // Writes w accumulated columns into row i of C at column j0 (either layout), combining
 // with the old values by S::add when accumulating.
@@ -88,20 +87,87 @@ inline void store(const DenseView<T>& C, Index i, Index j0, Index w, const T* ac
   }
 }
 
+// The W accumulators of one column tile, kept in registers (local, never escaping until
+// get()). They start with fill() (the identity) or set() (the first term) and take terms
+// through Fold<S>.
+template <class S, class T, Index W, bool Vector>
+struct Tile {
+  T a[W];
+  void fill(T x) {
+    for (Index j = 0; j < W; ++j) a[j] = x;
+  }
+  // a = av (x) b
+  void set(T av, const T* b) {
+    for (Index j = 0; j < W; ++j) a[j] = S::mul(semiring_reads_a<S>() ? av : T(1), semiring_reads_b<S>() ? b[j] : T(1));
+  }
+  // a = a (+) av (x) b
+  void fold(T av, const T* b) {
+    for (Index j = 0; j < W; ++j)
+      a[j] = Fold<S>::step(a[j], S::mul(semiring_reads_a<S>() ? av : T(1), semiring_reads_b<S>() ? b[j] : T(1)));
+  }
+  void fold(const Tile& o) {
+    for (Index j = 0; j < W; ++j) a[j] = Fold<S>::step(a[j], o.a[j]);
+  }
+  void get(T* out) const {
+    for (Index j = 0; j < W; ++j) out[j] = a[j];
+  }
+};
+
+// Floating max / min: the accumulators are 16-byte vectors (GCC vector extensions), so that
+// Fold's `term > acc ? term : acc` is one maxps / minps per vector. Over a T array GCC does
+// not vectorise that conditional (it kept one maxss per column and entry), and a vector
+// wider than the target's registers has its conditional lowered to scalars, hence 16 bytes.
+// The products are computed in a T array first: GCC vectorises those (mulps / addps).
+template <class S, class T, Index W>
+struct Tile<S, T, W, true> {
+  static constexpr std::size_t vector_bytes = 16;
+  static constexpr Index lanes = static_cast<Index>(vector_bytes / sizeof(T));
+  static_assert(W % lanes == 0);
+  typedef T V __attribute__((vector_size(vector_bytes)));
+  V v[W / lanes];
+  static V step(V acc, V t) {
+    if constexpr (Fold<S>::is_max) return t > acc ? t : acc;
+    else return t < acc ? t : acc;
+  }
+  void fill(T x) {
+    for (auto& vv : v)
+      for (Index j = 0; j < lanes; ++j) vv[j] = x;
+  }
+  void fold(T av, const T* b) {
+    T t[W];
+    for (Index j = 0; j < W; ++j) t[j] = S::mul(semiring_reads_a<S>() ? av : T(1), semiring_reads_b<S>() ? b[j] : T(1));
+    for (Index q = 0; q < W / lanes; ++q) {
+      V tv;
+      std::memcpy(&tv, t + q * lanes, sizeof(V));
+      v[q] = step(v[q], tv);
+    }
+  }
+  void fold(const Tile& o) {
+    for (Index q = 0; q < W / lanes; ++q) v[q] = step(v[q], o.v[q]);
+  }
+  void get(T* out) const { std::memcpy(out, v, sizeof(v)); }
+};
+
+// Whether tiles of W columns use the vector form above.
+template <class S, class T, Index W>
+constexpr bool vector_tile() {
+  return std::is_floating_point_v<T> && Fold<S>::from_identity && (W * sizeof(T)) % 16 == 0;
+}
+
 // One tile of W columns of one row of C, from the row's entries [begin, end) (end >
-// begin). The first term initialises the accumulators (not the identity), so that
-// monoids without a usable identity (any) give one of the terms.
+// begin). The accumulators start as Fold<S> says (the identity for max / min, else the
+// first term) and take each term through Fold<S>::step.
 template <class S, class T, Index W, class Policy>
 inline void row_tile(Index begin, Index end, Index nnz, const ColIndex* cols, const T* vals, const T* B,
                      Index ldb, const DenseView<T>& C, Index i, Index j0, bool accumulate) {
+  using F = Fold<S>;
   constexpr bool reads_a = semiring_reads_a<S>();
   constexpr bool reads_b = semiring_reads_b<S>();
-  // Narrow tiles use two sets of accumulators (even and odd entries), combined at the
-  // end: the add's dependency chain (6 instructions for max on floats) is then half as
-  // long, and the registers are there. The monoid is associative and commutative.
-  constexpr bool two_chains = Policy::two_chains && !add_is_plus<S>();
-  // Local arrays that never escape until the end: the compiler keeps them in registers.
-  T acc[W], acc2[W];
+  // Two sets of accumulators (even and odd entries), combined at the end, halve the add's
+  // dependency chain where it is long (see the policy). The monoid is associative and
+  // commutative.
+  constexpr bool two_chains = Policy::two_chains && !F::is_plus && !(F::from_identity && Policy::one_chain_minmax);
+  Tile<S, T, W, vector_tile<S, T, W>()> acc, acc2;
   const T* bj = B + j0;
   auto prefetch = [&](Index k) {
     if constexpr (reads_b && Policy::prefetch_distance > 0) {
@@ -112,58 +178,59 @@ inline void row_tile(Index begin, Index end, Index nnz, const ColIndex* cols, co
       }
     }
   };
-  {
-    const T av = reads_a ? vals[begin] : T(1);
-    const T* b = bj + static_cast<Index>(cols[begin]) * ldb;
-    for (Index j = 0; j < W; ++j) acc[j] = S::mul(av, reads_b ? b[j] : T(1));
-  }
-  Index k = begin + 1;
+  auto a_of = [&](Index k) { return reads_a ? vals[k] : T(1); };
+  auto b_of = [&](Index k) { return bj + static_cast<Index>(cols[k]) * ldb; };
+  // the tile starts as the identity, or as term k
+  auto start = [&](auto& t, Index k) {
+    if constexpr (F::from_identity) t.fill(S::identity());
+    else t.set(a_of(k), b_of(k));
+  };
+  constexpr Index started = F::from_identity ? 0 : 1;  // entries the start consumed
+  start(acc, begin);
+  Index k = begin + started;
   if constexpr (two_chains) {
-    if (k < end) {
-      prefetch(k);
-      const T av = reads_a ? vals[k] : T(1);
-      const T* b = bj + static_cast<Index>(cols[k]) * ldb;
-      for (Index j = 0; j < W; ++j) acc2[j] = S::mul(av, reads_b ? b[j] : T(1));
-      ++k;
+    if (k + started < end) {
+      start(acc2, k);
+      k += started;
       for (; k + 1 < end; k += 2) {
         prefetch(k);
         prefetch(k + 1);
-        const T a0 = reads_a ? vals[k] : T(1), a1 = reads_a ? vals[k + 1] : T(1);
-        const T* b0 = bj + static_cast<Index>(cols[k]) * ldb;
-        const T* b1 = bj + static_cast<Index>(cols[k + 1]) * ldb;
-        for (Index j = 0; j < W; ++j) {
-          acc[j] = S::add(acc[j], S::mul(a0, reads_b ? b0[j] : T(1)));
-          acc2[j] = S::add(acc2[j], S::mul(a1, reads_b ? b1[j] : T(1)));
-        }
+        acc.fold(a_of(k), b_of(k));
+        acc2.fold(a_of(k + 1), b_of(k + 1));
       }
-      for (Index j = 0; j < W; ++j) acc[j] = S::add(acc[j], acc2[j]);
+      acc.fold(acc2);
     }
   }
   for (; k < end; ++k) {
     prefetch(k);
-    const T av = reads_a ? vals[k] : T(1);
-    const T* b = bj + static_cast<Index>(cols[k]) * ldb;
-    for (Index j = 0; j < W; ++j) acc[j] = S::add(acc[j], S::mul(av, reads_b ? b[j] : T(1)));
+    acc.fold(a_of(k), b_of(k));
   }
-  store<S, T>(C, i, j0, W, acc, accumulate);
+  T out[W];
+  acc.get(out);
+  store<S, T>(C, i, j0, W, out, accumulate);
 }
 
 // The same for a runtime width w < W (a row's last few columns).
 template <class S, class T>
 inline void row_tail(Index begin, Index end, const ColIndex* cols, const T* vals, const T* B, Index ldb,
                      Index j0, Index w, T* acc) {
+  using F = Fold<S>;
   constexpr bool reads_a = semiring_reads_a<S>();
   constexpr bool reads_b = semiring_reads_b<S>();
   const T* bj = B + j0;
-  {
+  Index k = begin;
+  if constexpr (F::from_identity) {
+    for (Index j = 0; j < w; ++j) acc[j] = S::identity();
+  } else {
     const T av = reads_a ? vals[begin] : T(1);
     const T* b = bj + static_cast<Index>(cols[begin]) * ldb;
     for (Index j = 0; j < w; ++j) acc[j] = S::mul(av, reads_b ? b[j] : T(1));
+    ++k;
   }
-  for (Index k = begin + 1; k < end; ++k) {
+  for (; k < end; ++k) {
     const T av = reads_a ? vals[k] : T(1);
     const T* b = bj + static_cast<Index>(cols[k]) * ldb;
-    for (Index j = 0; j < w; ++j) acc[j] = S::add(acc[j], S::mul(av, reads_b ? b[j] : T(1)));
+    for (Index j = 0; j < w; ++j) acc[j] = F::step(acc[j], S::mul(av, reads_b ? b[j] : T(1)));
   }
 }
 
