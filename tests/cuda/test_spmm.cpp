@@ -5,6 +5,8 @@
 // layouts and the fused accumulator, and on the shared graphs (read with
 // io::read_matrix_market). Outputs are poisoned before every run and every
 // entry is checked.
+#include <algorithm>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -242,6 +244,69 @@ TEST_CASE("cuda spmm: a reduced set for the sanitizers", "[spmm][gpu][sanitize]"
     check_case<double>("max_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, false, variants);
     check_case<std::int32_t>("plus_pair", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::col_major, false, variants);
     check_case<bool>("lor_land", 157, 600, n, Shape::uniform, seed, Layout::row_major, Layout::row_major, false, variants);
+  }
+}
+
+TEST_CASE("cuda spmm: skewed rows: runs of short rows, empty runs, rows cut into pieces", "[spmm][gpu]") {
+  // Row lengths drawn so that work lists of equal entries (nnz_split) get units of many
+  // short rows, units of only empty rows (more than 32 in a row), rows longer than any
+  // unit (pieces) and rows cut by every slot boundary; every N that changes the slot
+  // layout (1, 2, 4, 8, 16 and 32 lanes per slot with 16-byte loads, and the scalar path).
+  const auto variants = variants_and_auto();
+  std::uint64_t seed = 41000;
+  for (Index n : {1, 4, 8, 16, 32, 33, 64, 128, 200}) {
+    ++seed;
+    std::mt19937_64 rng(seed);
+    const Index m = 900, k = 700;
+    std::vector<Index> ro{0};
+    for (Index i = 0; i < m; ++i) {
+      const auto r = rng() % 100;
+      Index len = r < 35 ? 0 : r < 85 ? static_cast<Index>(1 + rng() % 12) : r < 97 ? static_cast<Index>(13 + rng() % 60)
+                                                                                   : static_cast<Index>(250 + rng() % 450);
+      if (i >= 300 && i < 360) len = 0;  // a run of empty rows longer than a unit's row cap
+      ro.push_back(ro.back() + len);
+    }
+    std::vector<ColIndex> ci(static_cast<std::size_t>(ro.back()));
+    std::vector<float> vals(ci.size());
+    std::vector<Eigen::Triplet<float, std::int64_t>> t;
+    for (Index i = 0; i < m; ++i) {
+      // distinct sorted columns per row
+      std::vector<ColIndex> cols(static_cast<std::size_t>(k));
+      for (Index c = 0; c < k; ++c) cols[static_cast<std::size_t>(c)] = static_cast<ColIndex>(c);
+      std::shuffle(cols.begin(), cols.end(), rng);
+      const Index len = ro[static_cast<std::size_t>(i + 1)] - ro[static_cast<std::size_t>(i)];
+      std::sort(cols.begin(), cols.begin() + len);
+      for (Index q = 0; q < len; ++q) {
+        const auto p = static_cast<std::size_t>(ro[static_cast<std::size_t>(i)] + q);
+        ci[p] = cols[static_cast<std::size_t>(q)];
+        vals[p] = static_cast<float>(static_cast<int>(rng() % 7) - 3);  // small integers: exact sums
+        t.emplace_back(i, ci[p], vals[p]);
+      }
+    }
+    ref::Sparse<float> E(m, k);
+    E.setFromTriplets(t.begin(), t.end());
+    const SparseMatrix<float> A = SparseMatrix<float>::from_csr(m, k, ro, ci, vals).to(gpu);
+    const ref::Dense<float> Bd = test::random_dense<float>(k, n, seed + 1);
+    const DenseMatrix<float> B = test::to_geblas(Bd, Layout::row_major, gpu);
+    const ref::Dense<float> C0 = test::random_dense<float>(m, n, seed + 2);
+    for (const std::string name : {"plus_times", "min_plus"})
+      for (bool accumulate : {false, true}) {
+        const auto sr = ref::semiring<float>(name);
+        ref::Dense<float> want = ref::spmm<float>(E, Bd, sr);
+        if (accumulate)
+          for (Index i = 0; i < m; ++i)
+            for (Index j = 0; j < n; ++j)
+              if (ro[static_cast<std::size_t>(i + 1)] > ro[static_cast<std::size_t>(i)]) want(i, j) = sr.add(C0(i, j), want(i, j));
+              else want(i, j) = C0(i, j);
+        for (const auto& v : variants) {
+          DenseMatrix<float> C = accumulate ? test::to_geblas(C0, Layout::row_major, gpu)
+                                            : DenseMatrix<float>::constant(m, n, test::poison<float>(), gpu);
+          run_variant(C, A, B, semiring_from_string(name.c_str()), v, accumulate);
+          INFO("skewed rows " << name << " n=" << n << " seed=" << seed << " accumulate=" << accumulate
+                              << " variant=" << (v.empty() ? "auto(" + last_dispatch().variant + ")" : v));
+          CHECK(test::compare_dense(C, want) == "");
+        }
+      }
   }
 }
 

@@ -11,13 +11,15 @@ namespace geblas::detail {
 namespace cuda::spmm {
 
 std::span<const SpmmVariant* const> variants() {
-  static const std::array<const SpmmVariant*, 6> all = {
+  static const std::array<const SpmmVariant*, 8> all = {
       &row_split_variant(),
       &row_pieces_variant(),
       &row_group_variant(),
       &merge_path_variant(),
       &crc_variant(),
       &cwm_variant(),
+      &nnz_split_variant(),
+      &nnz_split_long_variant(),
   };
   return all;
 }
