@@ -92,11 +92,23 @@ std::shared_ptr<const UnitPlan> plan_for(const SparseStorage& A, int S) {
   });
 }
 
-// S = Steps x slots x U entries per unit, so that a unit costs each slot about Steps
+// Lanes per entry slot: as row_split (the narrowest cover of N), at most `max_lanes`.
+// Fewer lanes than N needs make column tiles narrower than N (more tiles, each slot
+// reading less of each row of B, so more rows of B fit in L1 at a time).
+int lanes_for(Index n, int v, int max_lanes) { return std::min(slot_lanes(n, v), max_lanes); }
+
+// The unit's shape: `steps` rounds of U loads per slot, lanes per slot capped.
+struct Split {
+  int steps;
+  int max_lanes;
+};
+
+// S = steps x slots x U entries per unit, so that a unit costs each slot about `steps`
 // rounds of U loads whatever N; capped by the staging space.
-int unit_entries(const SpmmProblem& p, int steps) {
+int unit_entries(const SpmmProblem& p, Split sp) {
   const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
-  const int slots = 32 / slot_lanes(p.n, v);
+  const int slots = 32 / lanes_for(p.n, v, sp.max_lanes);
+  const int steps = sp.steps;
   return std::min(steps * slots * NnzSplitPolicy::unroll, NnzSplitPolicy::max_unit_entries);
 }
 
@@ -247,11 +259,11 @@ __global__ void __launch_bounds__(NnzSplitPolicy::fold_threads)
 }
 
 template <class Ops, int V, bool RowMajor>
-void launch(const SpmmProblem& p, Ops ops, int steps, void* workspace, cudaStream_t stream) {
+void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
-  const auto plan = plan_for(*p.matrix, unit_entries(p, steps));
+  const auto plan = plan_for(*p.matrix, unit_entries(p, sp));
   if (plan->unit_count == 0) return;
-  const int log_w = log2_of(slot_lanes(p.n, V));
+  const int log_w = log2_of(lanes_for(p.n, V, sp.max_lanes));
   const Index per_block = NnzSplitPolicy::block_threads / 32;
   const Index tile_width = static_cast<Index>(V) << log_w;
   const Index tiles = (p.n + tile_width - 1) / tile_width;
@@ -277,43 +289,53 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <int Steps>
+template <int Steps, int MaxLanes>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = plan_for(*p.matrix, unit_entries(p, Steps));
+  const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes}));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.value_bytes();
 }
 
-template <int Steps>
+template <int Steps, int MaxLanes>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
+  constexpr Split sp{Steps, MaxLanes};
   if (p.m == 0 || p.n == 0) return;
   with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::T);
     if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, Steps, workspace, stream);
-      return launch<Ops, 1, true>(p, ops, Steps, workspace, stream);
+      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, sp, workspace, stream);
+      return launch<Ops, 1, true>(p, ops, sp, workspace, stream);
     } else {
-      launch<Ops, 1, RowMajor>(p, ops, Steps, workspace, stream);
+      launch<Ops, 1, RowMajor>(p, ops, sp, workspace, stream);
     }
   });
 }
 
 }  // namespace
 
-// Two unit sizes of the same kernels (the unit size is a property of the cached work
-// list only): 4 rounds of U loads per slot and unit, and 16 (fewer, longer units; the
-// staging cap of 256 entries bounds both). Neither is measured yet, so the dispatcher
-// does not pick them.
+// Three shapes of the same kernels (the shape is a property of the cached work list and
+// of the launch only, so they cost no compile time): 4 rounds of U loads per slot and
+// unit, 16 rounds (fewer, longer units; the staging cap of 256 entries bounds both), and
+// 4 rounds with slots of at most 8 lanes (128-byte column tiles: one cache line of B per
+// entry and slot, N / 32 tiles for float). None is measured yet, so the dispatcher does
+// not pick them.
 const SpmmVariant& nnz_split_variant() {
   static const SpmmVariant v{"nnz_split", "equal entries per warp: runs of short rows or pieces of long ones, 4 rounds",
-                             can_implement, workspace_bytes<4>, run<4>};
+                             can_implement, workspace_bytes<4, 32>, run<4, 32>};
   return v;
 }
 
 const SpmmVariant& nnz_split_long_variant() {
   static const SpmmVariant v{"nnz_split_long",
                              "equal entries per warp: runs of short rows or pieces of long ones, 16 rounds",
-                             can_implement, workspace_bytes<16>, run<16>};
+                             can_implement, workspace_bytes<16, 32>, run<16, 32>};
+  return v;
+}
+
+const SpmmVariant& nnz_split_line_variant() {
+  static const SpmmVariant v{"nnz_split_line",
+                             "equal entries per warp, 128-byte column tiles (one line of B per entry and slot)",
+                             can_implement, workspace_bytes<4, 8>, run<4, 8>};
   return v;
 }
 

@@ -68,6 +68,7 @@ const SpmmVariant& row_pieces_variant();
 const SpmmVariant& row_group_variant();
 const SpmmVariant& nnz_split_variant();
 const SpmmVariant& nnz_split_long_variant();
+const SpmmVariant& nnz_split_line_variant();
 
 // The TF32 tensor-core variants (tc_window_variant.cpp). They are not exact in fp32, so
 // they are listed apart (tf32_variants) from the variants every exact test enumerates;
