@@ -41,7 +41,7 @@ struct Unit {
   int len;        // entries
   int rows;       // whole rows (1 for a piece)
   int piece;      // -1: whole rows written to C; else the piece's slot in the workspace
-  int pad;
+  int cut;        // a piece: its row's index in the cut-row list; else -1
 };
 struct CutRow {
   Index row;
@@ -65,15 +65,16 @@ std::shared_ptr<const UnitPlan> plan_for(const SparseStorage& A, int S) {
     for (Index i = 0; i < A.nrows;) {
       const Index len = at(i + 1) - at(i);
       if (len > S) {
+        const int c = static_cast<int>(cut.size());
         cut.push_back({i, pieces, static_cast<int>((len + S - 1) / S)});
         for (Index s = at(i); s < at(i + 1); s += S)
-          units.push_back({s, i, static_cast<int>(std::min<Index>(S, at(i + 1) - s)), 1, pieces++, 0});
+          units.push_back({s, i, static_cast<int>(std::min<Index>(S, at(i + 1) - s)), 1, pieces++, c});
         ++i;
         continue;
       }
       Index r = i;  // takes row i at least (len <= S)
       while (r < A.nrows && r - i < NnzSplitPolicy::max_unit_rows && at(r + 1) - at(i) <= S) ++r;
-      units.push_back({at(i), i, static_cast<int>(at(r) - at(i)), static_cast<int>(r - i), -1, 0});
+      units.push_back({at(i), i, static_cast<int>(at(r) - at(i)), static_cast<int>(r - i), -1, -1});
       i = r;
     }
     UnitPlan plan;
@@ -92,15 +93,41 @@ std::shared_ptr<const UnitPlan> plan_for(const SparseStorage& A, int S) {
   });
 }
 
+// Arrival counters for folding pieces inside the kernel: one per (cut row, column tile),
+// zero between calls (the warp that folds a row resets its counter). Kept with A per
+// (S, tiles), since the cut rows depend on S and the tiles on N.
+struct FoldCounters {
+  mutable RawBuffer counts;  // written by the kernels, never reallocated
+};
+
+std::shared_ptr<const FoldCounters> counters_for(const SparseStorage& A, int S, Index cut_count, Index tiles) {
+  return derived<FoldCounters>(A, "spmm_nnz_count:" + std::to_string(S) + ":" + std::to_string(tiles), [&] {
+    FoldCounters f;
+    const std::vector<unsigned> zero(static_cast<std::size_t>(cut_count * tiles), 0u);
+    f.counts = RawBuffer(zero.size() * sizeof(unsigned), A.device);
+    copy_bytes(f.counts.data(), A.device, zero.data(), Device::cpu(), zero.size() * sizeof(unsigned));
+    return f;
+  });
+}
+
+// A load that reads L2 (not this SM's L1), for partial rows other warps wrote.
+template <class T>
+__device__ __forceinline__ T load_shared_l2(const T* p) {
+  if constexpr (std::is_same_v<T, bool>) return *reinterpret_cast<const volatile unsigned char*>(p) != 0;
+  else return *static_cast<const volatile T*>(p);
+}
+
 // Lanes per entry slot: as row_split (the narrowest cover of N), at most `max_lanes`.
 // Fewer lanes than N needs make column tiles narrower than N (more tiles, each slot
 // reading less of each row of B, so more rows of B fit in L1 at a time).
 int lanes_for(Index n, int v, int max_lanes) { return std::min(slot_lanes(n, v), max_lanes); }
 
-// The unit's shape: `steps` rounds of U loads per slot, lanes per slot capped.
+// The unit's shape: `steps` rounds of U loads per slot, lanes per slot capped; pieces
+// folded inside the kernel (arrival counters) or by a second kernel.
 struct Split {
   int steps;
   int max_lanes;
+  bool fused_fold;
 };
 
 // S = steps x slots x U entries per unit, so that a unit costs each slot about `steps`
@@ -124,7 +151,8 @@ __device__ __forceinline__ void emit(const Operands<typename Ops::T, RowMajor>& 
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     nnz_split_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
-                     Index unit_count, typename Ops::T* __restrict__ partial) {
+                     Index unit_count, typename Ops::T* __restrict__ partial, const CutRow* __restrict__ cut_rows,
+                     unsigned* __restrict__ counters) {
   using T = typename Ops::T;
   using P = NnzSplitPolicy;
   constexpr int U = P::unroll;
@@ -168,7 +196,8 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
   }
 
   const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
+  const Index tiles = (op.n + tile_width - 1) / tile_width;
+  for (Index tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
     const Index j = tile * tile_width + static_cast<Index>(gl) * V;
     const bool active = j < op.n;
     T acc[V];
@@ -239,6 +268,31 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     if (u.piece < 0 && active)
       for (int x = slot; x < u.rows; x += slots)
         if (so[x] == so[x + 1]) write_row(op, ops, u.row_beg + x, j, true, acc);
+    // With counters, the last piece of a cut row to finish this tile folds the row's
+    // pieces in order (fence, then count: the other pieces' partial rows are visible to
+    // whichever warp counts last) and resets the counter for the next call.
+    if (counters && u.piece >= 0) {
+      __threadfence();
+      __syncwarp();
+      unsigned arrived = 0;
+      unsigned* count = counters + static_cast<Index>(u.cut) * tiles + tile;
+      if (lane == 0) arrived = atomicAdd(count, 1u);
+      arrived = __shfl_sync(0xffffffffu, arrived, 0);
+      const CutRow r = cut_rows[u.cut];
+      if (arrived == static_cast<unsigned>(r.pieces - 1)) {
+        __threadfence();
+        if (slot == 0 && active) {
+          const T* q = partial + static_cast<Index>(r.first_piece) * op.n + j;
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[v] = load_shared_l2(q + v);
+          for (int k = 1; k < r.pieces; ++k)
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], load_shared_l2(q + static_cast<Index>(k) * op.n + v));
+          write_row(op, ops, r.row, j, false, acc);
+        }
+        if (lane == 0) *count = 0;
+      }
+    }
     __syncwarp();  // s_head is written again for the next tile
   }
 }
@@ -271,10 +325,16 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
                   static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
   const auto op = operands<T, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);
+  unsigned* counters = nullptr;
+  std::shared_ptr<const FoldCounters> keep;
+  if (sp.fused_fold && plan->cut_count > 0) {
+    keep = counters_for(*p.matrix, unit_entries(p, sp), plan->cut_count, tiles);
+    counters = keep->counts.as<unsigned>();
+  }
   nnz_split_kernel<Ops, V, RowMajor><<<grid, NnzSplitPolicy::block_threads, 0, stream>>>(
-      op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial);
+      op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial, plan->cut_rows.as<CutRow>(), counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  if (plan->cut_count > 0) {
+  if (plan->cut_count > 0 && !counters) {
     nnz_split_fold<Ops, RowMajor><<<grid_limit(plan->cut_count), NnzSplitPolicy::fold_threads, 0, stream>>>(
         op, ops, plan->cut_rows.as<CutRow>(), partial);
     GEBLAS_CUDA_CHECK_LAUNCH();
@@ -289,16 +349,16 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <int Steps, int MaxLanes>
+template <int Steps, int MaxLanes, bool Fused>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes}));
+  const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes, Fused}));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.value_bytes();
 }
 
-template <int Steps, int MaxLanes>
+template <int Steps, int MaxLanes, bool Fused>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
-  constexpr Split sp{Steps, MaxLanes};
+  constexpr Split sp{Steps, MaxLanes, Fused};
   if (p.m == 0 || p.n == 0) return;
   with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::T);
@@ -313,29 +373,37 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 
 }  // namespace
 
-// Three shapes of the same kernels (the shape is a property of the cached work list and
+// Four shapes of the same kernels (the shape is a property of the cached work list and
 // of the launch only, so they cost no compile time): 4 rounds of U loads per slot and
-// unit, 16 rounds (fewer, longer units; the staging cap of 256 entries bounds both), and
-// 4 rounds with slots of at most 8 lanes (128-byte column tiles: one cache line of B per
-// entry and slot, N / 32 tiles for float). None is measured yet, so the dispatcher does
-// not pick them.
+// unit with a second kernel folding pieces (`nnz_split`); the same with pieces folded
+// inside the kernel by the last piece to finish (`nnz_split_fused`: one launch less); 16
+// rounds (`nnz_split_long`: fewer, longer units; the staging cap of 256 entries bounds
+// every shape); 4 rounds with slots of at most 8 lanes (`nnz_split_line`: 128-byte column
+// tiles, one line of B per entry and slot, N / 32 tiles for float, so that more rows of
+// B fit in L1). The last two fold inside the kernel. None is measured yet, so the
+// dispatcher does not pick them.
 const SpmmVariant& nnz_split_variant() {
   static const SpmmVariant v{"nnz_split", "equal entries per warp: runs of short rows or pieces of long ones, 4 rounds",
-                             can_implement, workspace_bytes<4, 32>, run<4, 32>};
+                             can_implement, workspace_bytes<4, 32, false>, run<4, 32, false>};
+  return v;
+}
+
+const SpmmVariant& nnz_split_fused_variant() {
+  static const SpmmVariant v{"nnz_split_fused", "nnz_split with pieces folded inside the kernel (one launch)",
+                             can_implement, workspace_bytes<4, 32, true>, run<4, 32, true>};
   return v;
 }
 
 const SpmmVariant& nnz_split_long_variant() {
-  static const SpmmVariant v{"nnz_split_long",
-                             "equal entries per warp: runs of short rows or pieces of long ones, 16 rounds",
-                             can_implement, workspace_bytes<16, 32>, run<16, 32>};
+  static const SpmmVariant v{"nnz_split_long", "nnz_split with 16 rounds per unit, pieces folded inside the kernel",
+                             can_implement, workspace_bytes<16, 32, true>, run<16, 32, true>};
   return v;
 }
 
 const SpmmVariant& nnz_split_line_variant() {
   static const SpmmVariant v{"nnz_split_line",
-                             "equal entries per warp, 128-byte column tiles (one line of B per entry and slot)",
-                             can_implement, workspace_bytes<4, 8>, run<4, 8>};
+                             "nnz_split with 128-byte column tiles (one line of B per entry and slot), folded inside",
+                             can_implement, workspace_bytes<4, 8, true>, run<4, 8, true>};
   return v;
 }
 

@@ -67,6 +67,7 @@ const SpmmVariant& merge_path_variant();
 const SpmmVariant& row_pieces_variant();
 const SpmmVariant& row_group_variant();
 const SpmmVariant& nnz_split_variant();
+const SpmmVariant& nnz_split_fused_variant();
 const SpmmVariant& nnz_split_long_variant();
 const SpmmVariant& nnz_split_line_variant();
 

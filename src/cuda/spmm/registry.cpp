@@ -11,7 +11,7 @@ namespace geblas::detail {
 namespace cuda::spmm {
 
 std::span<const SpmmVariant* const> variants() {
-  static const std::array<const SpmmVariant*, 9> all = {
+  static const std::array<const SpmmVariant*, 10> all = {
       &row_split_variant(),
       &row_pieces_variant(),
       &row_group_variant(),
@@ -19,6 +19,7 @@ std::span<const SpmmVariant* const> variants() {
       &crc_variant(),
       &cwm_variant(),
       &nnz_split_variant(),
+      &nnz_split_fused_variant(),
       &nnz_split_long_variant(),
       &nnz_split_line_variant(),
   };
