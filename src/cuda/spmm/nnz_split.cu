@@ -373,15 +373,15 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 
 }  // namespace
 
-// Four shapes of the same kernels (the shape is a property of the cached work list and
+// Five shapes of the same kernels (the shape is a property of the cached work list and
 // of the launch only, so they cost no compile time): 4 rounds of U loads per slot and
 // unit with a second kernel folding pieces (`nnz_split`); the same with pieces folded
 // inside the kernel by the last piece to finish (`nnz_split_fused`: one launch less); 16
 // rounds (`nnz_split_long`: fewer, longer units; the staging cap of 256 entries bounds
 // every shape); 4 rounds with slots of at most 8 lanes (`nnz_split_line`: 128-byte column
 // tiles, one line of B per entry and slot, N / 32 tiles for float, so that more rows of
-// B fit in L1). The last two fold inside the kernel. None is measured yet, so the
-// dispatcher does not pick them.
+// B fit in L1), and the same with 16 rounds (`nnz_split_line_long`). The last three fold
+// inside the kernel. None is measured yet, so the dispatcher does not pick them.
 const SpmmVariant& nnz_split_variant() {
   static const SpmmVariant v{"nnz_split", "equal entries per warp: runs of short rows or pieces of long ones, 4 rounds",
                              can_implement, workspace_bytes<4, 32, false>, run<4, 32, false>};
@@ -404,6 +404,12 @@ const SpmmVariant& nnz_split_line_variant() {
   static const SpmmVariant v{"nnz_split_line",
                              "nnz_split with 128-byte column tiles (one line of B per entry and slot), folded inside",
                              can_implement, workspace_bytes<4, 8, true>, run<4, 8, true>};
+  return v;
+}
+
+const SpmmVariant& nnz_split_line_long_variant() {
+  static const SpmmVariant v{"nnz_split_line_long", "nnz_split_line with 16 rounds per unit", can_implement,
+                             workspace_bytes<16, 8, true>, run<16, 8, true>};
   return v;
 }
 
