@@ -22,6 +22,7 @@ struct WindowPlanInfo {
   Index cuda_core_windows = 0;     // windows with entries sent to CUDA cores
   Index empty_windows = 0;         // windows without entries (CUDA cores write their rows)
   Index tensor_core_nvals = 0;     // entries inside tensor-core windows
+  Index tensor_core_columns = 0;   // their condensed columns, each window's rounded up to 8
   Index distinct_columns = 0;      // sum over windows of their distinct columns
   double threshold = 0;            // the cost model's threshold the routing used
   double build_ms = 0;             // wall time of building the plan, synchronised

@@ -29,10 +29,13 @@ struct DispatchPolicy {
   static constexpr Index short_row = 8;
   static constexpr Index short_row_max_n = 64;
   static constexpr Index long_row = 128;
-  // With allow_tf32: tc_window when at least this share of A's entries lies in windows
-  // the cost model sends to tensor cores; below it the CUDA-core choice above stands.
-  // bench_spmm_hybrid on the H200 (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM").
-  static constexpr double tc_min_share = 0.6;
+  // With allow_tf32: tc_window only when the window cost model predicts it to save at
+  // least this fraction of the CUDA-core work (tc_window_forecast); below it the
+  // CUDA-core choice above stands. Set high on purpose: until the H100 runs of
+  // bench_spmm_hybrid (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM") show where
+  // tensor cores win, a matrix must be made almost only of dense windows to leave the
+  // CUDA-core path.
+  static constexpr double tc_min_gain = 0.5;
 };
 
 
@@ -65,14 +68,15 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
   }
   std::string tf32_note;
   if (p.allow_tf32 && tc_window_variant().can_implement(p, nullptr)) {
-    const double share = tc_window_share(*p.matrix);
-    std::snprintf(buf, sizeof buf, "N=%lld, allow_tf32, %.0f%% of entries in tensor-core windows",
-                  static_cast<long long>(p.n), 100 * share);
-    if (share >= DispatchPolicy::tc_min_share) {
+    const TcWindowForecast f = tc_window_forecast(*p.matrix);
+    if (f.gain >= DispatchPolicy::tc_min_gain) {
+      std::snprintf(buf, sizeof buf, "N=%lld, allow_tf32, %.0f%% of entries in tensor-core windows, predicted gain %.0f%%",
+                    static_cast<long long>(p.n), 100 * f.share, 100 * f.gain);
       reason = buf;
       return tc_window_variant();
     }
-    std::snprintf(buf, sizeof buf, "allow_tf32 but only %.0f%% of entries in tensor-core windows; ", 100 * share);
+    std::snprintf(buf, sizeof buf, "allow_tf32 but tensor-core windows (%.0f%% of entries) predict a gain of %.0f%% < %.0f%%; ",
+                  100 * f.share, 100 * f.gain, 100 * DispatchPolicy::tc_min_gain);
     tf32_note = buf;
   }
   const RowStats& s = *p.stats;

@@ -1,9 +1,9 @@
 // The tensor-core row-window SpMM (variants tc_window and tc_window_all, float
 // plus_times in TF32). A block takes one 16-row window (or one 256-column segment of a
-// wide one) and up to 128 columns of C: it stages the window's entries, 64 condensed
-// columns at a time, as a dense 16 x 64 TF32 tile in shared memory, gathers the
-// matching rows of B straight into mma fragments (four k-steps of gathers in flight)
-// and runs mma.sync.m16n8k8 with fp32 accumulation. Windows the cost model keeps off
+// wide one) and up to 128 columns of C: it stages the segment's entries once as a dense
+// 16 x 256 TF32 tile in shared memory (all threads, coalesced), gathers the matching
+// rows of B straight into mma fragments (four k-steps of gathers in flight) and runs
+// mma.sync.m16n8k8 with fp32 accumulation. Windows the cost model keeps off
 // tensor cores run on a CUDA-core kernel with one warp per row (or per 128-entry piece
 // of a long row), GE-SpMM style: a warp reads 32 entries at once and broadcasts them
 // with shuffles. A row is computed by one kind of core only; the parts of a split row
@@ -22,12 +22,11 @@ namespace {
 
 struct TcWindowPolicy {
   static constexpr int rows = WindowPolicy::window_rows;  // mma M
-  // Condensed columns staged per shared-memory step (8 mma k-steps between two
-  // barriers). Not tuned yet: chosen so that one step covers the typical tensor-core
-  // window, whose distinct columns are few by the cost model's definition.
-  static constexpr int k_chunk = 64;
-  // Row padding of the staged tile: with rows 68 words apart, the fragment loads
-  // (row lane/4, column lane%4) of a warp fall into 32 different banks.
+  // A block stages its whole segment (up to 256 condensed columns, 16.6 KB of shared
+  // memory) once, between two barriers: the kernel of run 1 staged 64 columns per step
+  // and paid a zeroing, two barriers and a serial walk of each row per step.
+  // Row padding of the staged tile: with rows 260 words apart (4 mod 32), the fragment
+  // loads (row lane/4, column lane%4) of a warp fall into 32 different banks.
   static constexpr int pad = 4;
   static constexpr int warp_n = 32;    // columns of C per warp: 4 mma n8 tiles
   static constexpr int max_warps = 4;  // a block covers up to 128 columns of C
@@ -90,9 +89,10 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
     tc_items_kernel(Operands op, const int2* __restrict__ items) {
   using P = TcWindowPolicy;
   constexpr int seg = WindowPolicy::segment_columns;
-  static_assert(seg % P::k_chunk == 0, "a chunk never crosses a segment's end");
-  __shared__ unsigned tile[P::rows][P::k_chunk + P::pad];
-  __shared__ int chunk_cols[P::k_chunk];
+  constexpr int stride = seg + P::pad;
+  __shared__ __align__(16) unsigned tile[P::rows * stride];
+  __shared__ int seg_cols[seg];
+  __shared__ Index row_start[P::rows + 1];
   const int2 item = items[blockIdx.x];
   const int w = item.x;
   const int tid = static_cast<int>(threadIdx.x);
@@ -103,89 +103,69 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
   const int col_begin = op.wco[w];
   const int ncols = op.wco[w + 1] - col_begin;
   const int k_begin = item.y * seg;
-  const int k_end = min(ncols, k_begin + seg);
+  const int kn = min(ncols - k_begin, seg);  // condensed columns of this segment, 1..seg
+  const int ksteps = (kn + 7) / 8;
   const bool atomic = ncols > seg;
 
-  // Staging: `per_row` consecutive threads walk one row of the window. Entries of a row
-  // are sorted by column, hence by condensed column, so each chunk continues where the
-  // last one stopped; a later segment finds its start by binary search.
-  const int per_row = nthreads / P::rows;  // 2, 4 or 8: a power of two within a warp
-  const int r = tid / per_row, sub = tid % per_row;
-  Index p = 0, end = 0;
-  if (row0 + r < op.nrows) {
-    p = op.ro[row0 + r];
-    end = op.ro[row0 + r + 1];
-    if (k_begin > 0) {
-      Index lo = p, hi = end;  // first entry with condensed column >= k_begin
-      while (lo < hi) {
-        const Index mid = (lo + hi) / 2;
-        if (op.local[mid] < k_begin) lo = mid + 1;
-        else hi = mid;
-      }
-      p = lo;
-    }
+  // Stage the segment as a dense 16 x kn TF32 tile: zero it, read the column map and
+  // the window's row offsets, then every thread takes window entries in turn
+  // (coalesced) and drops those of other segments.
+  {
+    uint4* t4 = reinterpret_cast<uint4*>(tile);
+    for (int i = tid; i < P::rows * stride / 4; i += nthreads) t4[i] = make_uint4(0u, 0u, 0u, 0u);
   }
+  for (int i = tid; i < ksteps * 8; i += nthreads) seg_cols[i] = i < kn ? op.wcols[col_begin + k_begin + i] : -1;
+  for (int i = tid; i <= P::rows; i += nthreads) row_start[i] = op.ro[min(row0 + i, op.nrows)];
+  __syncthreads();
+  const Index e_end = row_start[P::rows];
+  for (Index e = row_start[0] + tid; e < e_end; e += nthreads) {
+    const int lc = op.local[e] - k_begin;
+    if (lc < 0 || lc >= kn) continue;
+    int r = 0;  // the entry's row in the window: the last r with row_start[r] <= e
+#pragma unroll
+    for (int step = P::rows / 2; step > 0; step >>= 1)
+      if (row_start[r + step] <= e) r += step;
+    tile[r * stride + lc] = to_tf32(op.av[e]);
+  }
+  __syncthreads();
+
   const Index n0 = static_cast<Index>(blockIdx.y) * (nthreads / 32) * P::warp_n + warp * P::warp_n;
-  const bool warp_active = n0 < op.n;
+  if (n0 >= op.n) return;  // no barrier follows
 
   float acc[4][4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
 
-  for (int k0 = k_begin; k0 < k_end; k0 += P::k_chunk) {
-    for (int i = tid; i < P::rows * (P::k_chunk + P::pad); i += nthreads) (&tile[0][0])[i] = 0u;
-    for (int i = tid; i < P::k_chunk; i += nthreads) chunk_cols[i] = k0 + i < k_end ? op.wcols[col_begin + k0 + i] : -1;
-    __syncthreads();
-    long long stop = end;
-    for (Index e = p + sub; e < end; e += per_row) {
-      const int lc = op.local[e] - k0;
-      if (lc >= P::k_chunk) {
-        stop = e;
-        break;
-      }
-      tile[r][lc] = to_tf32(op.av[e]);
-    }
-    // The row's first entry beyond this chunk is the smallest stop of its threads.
-    for (int o = 1; o < per_row; o <<= 1) stop = min(stop, __shfl_xor_sync(full_mask, stop, o));
-    p = stop;
-    __syncthreads();
-
-    if (warp_active) {
-      const int ksteps = (min(P::k_chunk, k_end - k0) + 7) / 8;
-      // Four k-steps at a time: their 32 gathers of B are all in flight before the
-      // first mma needs one (the loop is latency-bound otherwise).
-      for (int kg = 0; kg < ksteps; kg += 4) {
-        unsigned b[4][4][2];
+  // Four k-steps at a time: their 32 gathers of B are all in flight before the first
+  // mma needs one (the loop is latency-bound otherwise).
+  for (int kg = 0; kg < ksteps; kg += 4) {
+    unsigned b[4][4][2];
 #pragma unroll
-        for (int s4 = 0; s4 < 4; ++s4) {
-          const int kk = (kg + s4) * 8;
-          const bool live = kg + s4 < ksteps;
-          const int c0 = live ? chunk_cols[kk + t] : -1;
-          const int c1 = live ? chunk_cols[kk + t + 4] : -1;
+    for (int s4 = 0; s4 < 4; ++s4) {
+      const int kk = (kg + s4) * 8;
+      const bool live = kg + s4 < ksteps;
+      const int c0 = live ? seg_cols[kk + t] : -1;
+      const int c1 = live ? seg_cols[kk + t + 4] : -1;
 #pragma unroll
-          for (int nt = 0; nt < 4; ++nt) {
-            const Index j = n0 + nt * 8 + g;
-            const bool in = j < op.n;
-            b[s4][nt][0] = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
-            b[s4][nt][1] = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
-          }
-        }
-#pragma unroll
-        for (int s4 = 0; s4 < 4; ++s4) {
-          if (kg + s4 >= ksteps) break;  // warp-uniform
-          const int kk = (kg + s4) * 8;
-          const unsigned a0 = tile[g][kk + t], a1 = tile[g + 8][kk + t];
-          const unsigned a2 = tile[g][kk + t + 4], a3 = tile[g + 8][kk + t + 4];
-#pragma unroll
-          for (int nt = 0; nt < 4; ++nt)
-            if (n0 + nt * 8 < op.n) mma_tf32(acc[nt], a0, a1, a2, a3, b[s4][nt][0], b[s4][nt][1]);  // warp-uniform
-        }
+      for (int nt = 0; nt < 4; ++nt) {
+        const Index j = n0 + nt * 8 + g;
+        const bool in = j < op.n;
+        b[s4][nt][0] = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
+        b[s4][nt][1] = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
       }
     }
-    __syncthreads();
+#pragma unroll
+    for (int s4 = 0; s4 < 4; ++s4) {
+      if (kg + s4 >= ksteps) break;  // warp-uniform
+      const int kk = (kg + s4) * 8;
+      const unsigned a0 = tile[g * stride + kk + t], a1 = tile[(g + 8) * stride + kk + t];
+      const unsigned a2 = tile[g * stride + kk + t + 4], a3 = tile[(g + 8) * stride + kk + t + 4];
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+        if (n0 + nt * 8 < op.n) mma_tf32(acc[nt], a0, a1, a2, a3, b[s4][nt][0], b[s4][nt][1]);  // warp-uniform
+    }
   }
 
-  if (!warp_active) return;
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) {
 #pragma unroll
@@ -274,11 +254,17 @@ std::string tc_window_unsupported(TypeId type, SemiringId semiring, bool allow_t
   return {};
 }
 
-double tc_window_share(const SparseStorage& A) {
-  if (A.nvals == 0) return 0;
+TcWindowForecast tc_window_forecast(const SparseStorage& A) {
+  TcWindowForecast f;
+  if (A.nvals == 0) return f;
   auto plan = cached_window_plan(A);
   auto route = cached_window_route(A, *plan, tc_window_threshold());
-  return static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals);
+  const double nvals = static_cast<double>(A.nvals);
+  f.share = static_cast<double>(route->tc_nvals) / nvals;
+  // Each tensor-core window saves its entries' gathers and pays `threshold` gathers per
+  // condensed column (the cost model of window_plan.cuh).
+  f.gain = (static_cast<double>(route->tc_nvals) - route->threshold * static_cast<double>(route->tc_columns)) / nvals;
+  return f;
 }
 
 std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaStream_t s) {

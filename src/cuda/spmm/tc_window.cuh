@@ -36,8 +36,16 @@ std::string tc_window_unsupported(TypeId type, SemiringId semiring, bool allow_t
 // returns the facts for the trace.
 std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaStream_t stream);
 
-// The fraction of A's entries that the cost model sends to tensor cores (builds and
-// caches the plan): the dispatcher's fact for choosing tc_window.
-double tc_window_share(const SparseStorage& A);
+// The dispatcher's facts for choosing tc_window (builds and caches the plan): the
+// share of A's entries in windows the cost model sends to tensor cores, and the
+// fraction of the CUDA-core work the model predicts tc_window to save, that is
+// (entries of tensor-core windows - threshold x their 8-rounded condensed columns) /
+// nvals: a CUDA-core window gathers a row of B per entry, a tensor-core one per
+// condensed column at `threshold` times the cost.
+struct TcWindowForecast {
+  double share = 0;
+  double gain = 0;
+};
+TcWindowForecast tc_window_forecast(const SparseStorage& A);
 
 }  // namespace geblas::detail::cuda

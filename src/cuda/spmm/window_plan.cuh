@@ -48,7 +48,7 @@ struct WindowPlan {
   Index windows = 0;
   Index distinct_columns = 0;
   RawBuffer window_col_offsets;  // int32 [windows + 1]: where each window's columns start
-  RawBuffer window_cols;         // int32 [distinct_columns]: condensed column -> column of A
+  RawBuffer window_cols;         // int32 [distinct_columns] (room for nvals): condensed column -> column of A
   RawBuffer local_cols;          // int32 [nvals]: each entry's condensed column in its window
   double build_ms = 0;
 };
@@ -61,6 +61,7 @@ struct WindowRoute {
   Index cc_windows = 0;
   Index empty_windows = 0;
   Index tc_nvals = 0;
+  Index tc_columns = 0;  // condensed columns of the tensor-core windows, each rounded up to 8
   Index tc_items = 0, cc_items = 0, zero_rows = 0;
   RawBuffer tc_item_list;   // int2 [tc_items]: (window, segment of its condensed columns)
   RawBuffer cc_item_list;   // int2 [cc_items]: (row, piece of its entries), rows of the other windows
@@ -68,7 +69,7 @@ struct WindowRoute {
   double build_ms = 0;
 };
 
-// Both build on A's device and are cached in A's derived cache (dropped when A changes).
+// Both build on A's device with one host synchronisation each and are cached in A's derived cache (dropped when A changes).
 // They need A.nvals < 2^31 (int32 positions) and throw NotImplemented beyond.
 std::shared_ptr<const WindowPlan> cached_window_plan(const SparseStorage& A, bool* was_cached = nullptr);
 std::shared_ptr<const WindowRoute> cached_window_route(const SparseStorage& A, const WindowPlan& plan,
