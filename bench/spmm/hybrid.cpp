@@ -223,6 +223,13 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<double>> ratio_cc, ratio_cusparse, ratio_auto_vs_best, all_ratio_cc;
   std::vector<double> tc_over_cc, tc_over_cus, auto_over_best, plan_over_spmm;
   std::map<double, std::vector<double>> sweep;  // threshold -> times relative to the default's
+  struct Row {
+    std::string graph;
+    Index nnz, n;
+    double share, gain, plan_ms, cus, cc, tc, all, au;
+    std::string chosen;
+  };
+  std::vector<Row> table;
 
   for (const auto& name : a.graphs) {
     SparseMatrix<float> A;
@@ -251,10 +258,14 @@ int main(int argc, char** argv) {
       build.push_back(info.build_ms);
     }
     const double build_ms = median(build);
-    std::printf("# %s: %lld windows, %lld tensor-core (%.1f%% of entries), %lld cuda-core, %lld empty; plan %.3f ms\n",
-                name.c_str(), (long long)info.windows, (long long)info.tensor_core_windows,
-                100.0 * double(info.tensor_core_nvals) / double(A.nvals()), (long long)info.cuda_core_windows,
-                (long long)info.empty_windows, build_ms);
+    const double share = double(info.tensor_core_nvals) / double(A.nvals());
+    const double gain =
+        (double(info.tensor_core_nvals) - info.threshold * double(info.tensor_core_columns)) / double(A.nvals());
+    std::printf("# %s: %lld windows, %lld tensor-core (%.1f%% of entries, %lld condensed columns), %lld cuda-core, "
+                "%lld empty; distinct columns %lld; model gain %.3f; plan %.3f ms\n",
+                name.c_str(), (long long)info.windows, (long long)info.tensor_core_windows, 100.0 * share,
+                (long long)info.tensor_core_columns, (long long)info.cuda_core_windows, (long long)info.empty_windows,
+                (long long)info.distinct_columns, gain, build_ms);
     Cusparse cs(A);
     for (Index n : a.ns) {
       const DenseMatrix<float> B = DenseMatrix<float>::random(A.ncols(), n, gpu, 1234 + n);
@@ -312,6 +323,8 @@ int main(int argc, char** argv) {
       const double tc = geblas_path("tc_window", {.variant = "tc_window", .allow_tf32 = true});
       const double all = geblas_path("tc_window_all", {.variant = "tc_window_all", .allow_tf32 = true});
       const double au = geblas_path("auto_tf32", {.allow_tf32 = true});
+      table.push_back({name.substr(0, name.find(".mtx")), A.nvals(), n, share, gain, build_ms, cus_best, cc, tc, all, au,
+                       last_dispatch().variant});
       if (cc > 0 && tc > 0) tc_over_cc.push_back(cc / tc);
       if (tc > 0) tc_over_cus.push_back(cus_best / tc);
       if (au > 0) {
@@ -344,5 +357,12 @@ int main(int argc, char** argv) {
     std::printf("# plan build / tc_window SpMM at N=128: geomean %.2f, worst %.2f calls\n", geomean(plan_over_spmm),
                 *std::max_element(plan_over_spmm.begin(), plan_over_spmm.end()));
   for (auto& [t, v] : sweep) std::printf("# threshold %.2f: time / default's, geomean %.3f\n", t, geomean(v));
+  std::printf("\n| graph | nnz | N | tc share | model gain | plan ms | best cuSPARSE ms | geblas fp32 ms | tc_window ms | "
+              "tc_window_all ms | auto_tf32 ms (choice) | auto / better pure |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : table)
+    std::printf("| %s | %lld | %lld | %.1f%% | %.2f | %.3f | %.4f | %.4f | %.4f | %.4f | %.4f (%s) | %.2f |\n",
+                r.graph.c_str(), (long long)r.nnz, (long long)r.n, 100 * r.share, r.gain, r.plan_ms, r.cus, r.cc, r.tc,
+                r.all, r.au, r.chosen.c_str(), r.au / std::min(r.all, r.cc));
   return failed ? 1 : 0;
 }

@@ -16,13 +16,16 @@
 namespace geblas {
 namespace {
 
-// Entries per 8-rounded distinct column above which a 16-row window is sent to tensor
-// cores. NOT YET MEASURED: 2 is the break-even of the cost model's first estimate (a
-// tensor-core window gathers one row of B per condensed column, a CUDA-core window one
-// per entry, and the tensor-core gather is assumed half as efficient). The sweep
-// `bench_spmm_hybrid --thresholds ...` is the instrument to set it (docs/PERFORMANCE.md,
-// "Hybrid tensor-core SpMM").
-constexpr double default_tc_window_threshold = 2.0;
+// Entries per 8-rounded distinct column from which a 16-row window is sent to tensor
+// cores: the cost of one condensed column on tensor cores in units of one entry on CUDA
+// cores (both gather a row of B). Run 2 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md
+// "Hybrid tensor-core SpMM") measured that ratio for the scalar-gather kernel as the
+// time of tc_window_all per condensed column over geblas's fp32 time per entry: 2 to 3
+// on road and mesh graphs, 3.5 to 5.5 on the power-law graphs and 10 to 18 on bcsstk16
+// (whose CUDA-core time per entry is the lowest), at N = 64..512. 4 is their middle for
+// the graphs that have dense windows at all; the vector-gather kernel since then has
+// not been measured yet.
+constexpr double default_tc_window_threshold = 4.0;
 
 std::atomic<double>& threshold_setting() {
   static std::atomic<double> value{default_tc_window_threshold};

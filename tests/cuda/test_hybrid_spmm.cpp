@@ -200,6 +200,35 @@ Case read_graph(const std::string& path, const std::string& name) {
   return c;
 }
 
+// The plan's counts recomputed on the host from the tuples: per 16-row window its
+// entries and distinct columns, routed by the documented rule (entries >= threshold x
+// distinct columns rounded up to 8).
+struct HostPlan {
+  Index windows = 0, distinct = 0, tc_windows = 0, tc_nvals = 0, tc_columns = 0, empty = 0;
+};
+HostPlan host_plan(const Case& c, double threshold) {
+  HostPlan h;
+  h.windows = (c.nrows + 15) / 16;
+  std::vector<std::set<Index>> cols(static_cast<std::size_t>(h.windows));
+  std::vector<Index> nv(static_cast<std::size_t>(h.windows));
+  for (const auto& t : c.tuples) {
+    cols[static_cast<std::size_t>(t.row / 16)].insert(t.col);
+    ++nv[static_cast<std::size_t>(t.row / 16)];
+  }
+  for (Index w = 0; w < h.windows; ++w) {
+    const Index n = nv[static_cast<std::size_t>(w)], d = static_cast<Index>(cols[static_cast<std::size_t>(w)].size());
+    const Index padded = (d + 7) / 8 * 8;
+    h.distinct += d;
+    if (n == 0) ++h.empty;
+    else if (static_cast<double>(n) >= threshold * static_cast<double>(padded)) {
+      ++h.tc_windows;
+      h.tc_nvals += n;
+      h.tc_columns += padded;
+    }
+  }
+  return h;
+}
+
 const std::vector<Index> n_sweep = {1, 2, 5, 8, 13, 31, 32, 33, 64, 65, 127, 128, 129, 256, 257};
 
 }  // namespace
@@ -230,6 +259,12 @@ TEST_CASE("tc_window: windows of every kind match fp64 within the TF32 bound", "
     CHECK((info.cuda_core_windows > 0) == k.expect_cc);
     CHECK((info.empty_windows > 0) == k.expect_empty);
     CHECK(info.tensor_core_windows + info.cuda_core_windows + info.empty_windows == info.windows);
+    const HostPlan h = host_plan(c, info.threshold);
+    CHECK(info.distinct_columns == h.distinct);
+    CHECK(info.tensor_core_windows == h.tc_windows);
+    CHECK(info.tensor_core_nvals == h.tc_nvals);
+    CHECK(info.tensor_core_columns == h.tc_columns);
+    CHECK(info.empty_windows == h.empty);
     for (Index n : n_sweep) {
       check_product(c, dA, n, ++seed, {"tc_window"});
       check_product(c, dA, n, ++seed, {"tc_window_all"});

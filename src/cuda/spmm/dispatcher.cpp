@@ -31,10 +31,14 @@ struct DispatchPolicy {
   static constexpr Index long_row = 128;
   // With allow_tf32: tc_window only when the window cost model predicts it to save at
   // least this fraction of the CUDA-core work (tc_window_forecast); below it the
-  // CUDA-core choice above stands. Set high on purpose: until the H100 runs of
-  // bench_spmm_hybrid (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM") show where
-  // tensor cores win, a matrix must be made almost only of dense windows to leave the
-  // CUDA-core path.
+  // CUDA-core choice above stands. Run 2 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md
+  // "Hybrid tensor-core SpMM"): tc_window and tc_window_all lost to the CUDA-core path
+  // on every shared graph (1.3x to 6x slower), bcsstk16 too (all its entries in
+  // tensor-core windows, 1.6x to 2.8x slower), where the rule of the time (60% of the
+  // entries in tensor-core windows) took tc_window. With the threshold of 4 no shared
+  // graph predicts a gain of 0.5 (bcsstk16 0.38, the others at most 0.05), so the
+  // choice stays on CUDA cores until a tensor-core kernel is measured faster; a matrix
+  // made of nearly full windows (gain up to 1 - 4/16) still takes tc_window.
   static constexpr double tc_min_gain = 0.5;
 };
 

@@ -2,12 +2,16 @@
 // plus_times in TF32). A block takes one 16-row window (or one 256-column segment of a
 // wide one) and up to 128 columns of C: it stages the segment's entries once as a dense
 // 16 x 256 TF32 tile in shared memory (all threads, coalesced), gathers the matching
-// rows of B straight into mma fragments (four k-steps of gathers in flight) and runs
-// mma.sync.m16n8k8 with fp32 accumulation. Windows the cost model keeps off
-// tensor cores run on a CUDA-core kernel with one warp per row (or per 128-entry piece
-// of a long row), GE-SpMM style: a warp reads 32 entries at once and broadcasts them
-// with shuffles. A row is computed by one kind of core only; the parts of a split row
-// are summed with float atomics (so their summation order may vary between runs).
+// rows of B straight into mma fragments (several k-steps of gathers in flight) and runs
+// mma.sync.m16n8k8 with fp32 accumulation. On row-major, 16-byte aligned B and C the
+// columns of a warp's four n8 tiles are interleaved (tile q holds columns 4i + q), so
+// that a lane's fragment values for the four tiles are one 16-byte load of B and its
+// results one 16-byte store of C: run 2 (H100) showed the scalar gathers running at
+// about a fifth of the CUDA-core path's gather rate. Windows the cost model keeps off
+// tensor cores run on the CUDA-core warp loop of row_split and row_pieces
+// (warp_row.cuh) over a list of rows and 128-entry pieces of long rows. A row is
+// computed by one kind of core only; the pieces of a split row and the segments of a
+// wide window are summed with float atomics (so their order may vary between runs).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -15,6 +19,7 @@
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
 #include "cuda/spmm/tc_window.cuh"
+#include "cuda/spmm/warp_row.cuh"
 #include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail::cuda {
@@ -30,14 +35,18 @@ struct TcWindowPolicy {
   static constexpr int pad = 4;
   static constexpr int warp_n = 32;    // columns of C per warp: 4 mma n8 tiles
   static constexpr int max_warps = 4;  // a block covers up to 128 columns of C
+  // k-steps whose gathers of B are issued before the first of their mma: 32 scalar
+  // loads per lane on the scalar path (run 2), 16 loads of 16 bytes on the vector path
+  // (not yet measured: the same bytes in flight as twice the scalar path's).
+  static constexpr int kg_scalar = 4;
+  static constexpr int kg_vector = 8;
 };
 
 struct CoreRowsPolicy {
-  static constexpr int warps = 8;          // rows per block of the CUDA-core kernel
-  static constexpr int cols_per_lane = 4;  // a warp covers 128 columns of C per block
+  static constexpr int warps = 8;   // work items (rows or pieces) per block, as row_split
+  static constexpr int unroll = 4;  // loads of B in flight per entry slot, as row_split
+  static constexpr int zero_cols = 128;  // columns of C a warp zeroes per block
 };
-
-constexpr unsigned full_mask = 0xffffffffu;
 
 struct Operands {
   const Index* __restrict__ ro;
@@ -84,12 +93,15 @@ __device__ __forceinline__ void store(const Operands& op, Index i, Index j, floa
 }
 
 // grid: (tensor-core items, column blocks of C); block: 32, 64 or 128 threads. An item
-// is one window, or one segment of the condensed columns of a window with many.
+// is one window, or one segment of the condensed columns of a window with many. Vec:
+// B and C row-major with 16-byte aligned rows, N a multiple of 4 (interleaved tiles).
+template <bool Vec>
 __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
     tc_items_kernel(Operands op, const int2* __restrict__ items) {
   using P = TcWindowPolicy;
   constexpr int seg = WindowPolicy::segment_columns;
   constexpr int stride = seg + P::pad;
+  constexpr int KG = Vec ? P::kg_vector : P::kg_scalar;
   __shared__ __align__(16) unsigned tile[P::rows * stride];
   __shared__ int seg_cols[seg];
   __shared__ Index row_start[P::rows + 1];
@@ -136,93 +148,114 @@ __global__ void __launch_bounds__(TcWindowPolicy::max_warps * 32)
 #pragma unroll
   for (int i = 0; i < 4; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
 
-  // Four k-steps at a time: their 32 gathers of B are all in flight before the first
-  // mma needs one (the loop is latency-bound otherwise).
-  for (int kg = 0; kg < ksteps; kg += 4) {
-    unsigned b[4][4][2];
+  // Vec: lane (g, t) reads B(c, n0 + 4g .. n0 + 4g + 3), element q being its fragment
+  // value of tile q (tile q, fragment column g = column n0 + 4g + q of C).
+  const Index jv = n0 + 4 * g;
+  const bool v_in = jv < op.n;  // N % 4 == 0: the 4 columns are all inside or all outside
+  for (int kg = 0; kg < ksteps; kg += KG) {
+    unsigned b[KG][4][2];
 #pragma unroll
-    for (int s4 = 0; s4 < 4; ++s4) {
-      const int kk = (kg + s4) * 8;
-      const bool live = kg + s4 < ksteps;
+    for (int s = 0; s < KG; ++s) {
+      const int kk = (kg + s) * 8;
+      const bool live = kg + s < ksteps;
       const int c0 = live ? seg_cols[kk + t] : -1;
       const int c1 = live ? seg_cols[kk + t + 4] : -1;
+      if constexpr (Vec) {
+        const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
+        const float4 x0 = (v_in && c0 >= 0) ? __ldg(reinterpret_cast<const float4*>(op.b + c0 * op.b_rs + jv)) : z;
+        const float4 x1 = (v_in && c1 >= 0) ? __ldg(reinterpret_cast<const float4*>(op.b + c1 * op.b_rs + jv)) : z;
+        b[s][0][0] = to_tf32(x0.x), b[s][1][0] = to_tf32(x0.y), b[s][2][0] = to_tf32(x0.z), b[s][3][0] = to_tf32(x0.w);
+        b[s][0][1] = to_tf32(x1.x), b[s][1][1] = to_tf32(x1.y), b[s][2][1] = to_tf32(x1.z), b[s][3][1] = to_tf32(x1.w);
+      } else {
 #pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-        const Index j = n0 + nt * 8 + g;
-        const bool in = j < op.n;
-        b[s4][nt][0] = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
-        b[s4][nt][1] = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
+        for (int nt = 0; nt < 4; ++nt) {
+          const Index j = n0 + nt * 8 + g;
+          const bool in = j < op.n;
+          b[s][nt][0] = (in && c0 >= 0) ? to_tf32(load_b(op, c0, j)) : 0u;
+          b[s][nt][1] = (in && c1 >= 0) ? to_tf32(load_b(op, c1, j)) : 0u;
+        }
       }
     }
 #pragma unroll
-    for (int s4 = 0; s4 < 4; ++s4) {
-      if (kg + s4 >= ksteps) break;  // warp-uniform
-      const int kk = (kg + s4) * 8;
+    for (int s = 0; s < KG; ++s) {
+      if (kg + s >= ksteps) break;  // warp-uniform
+      const int kk = (kg + s) * 8;
       const unsigned a0 = tile[g * stride + kk + t], a1 = tile[(g + 8) * stride + kk + t];
       const unsigned a2 = tile[g * stride + kk + t + 4], a3 = tile[(g + 8) * stride + kk + t + 4];
 #pragma unroll
       for (int nt = 0; nt < 4; ++nt)
-        if (n0 + nt * 8 < op.n) mma_tf32(acc[nt], a0, a1, a2, a3, b[s4][nt][0], b[s4][nt][1]);  // warp-uniform
+        // warp-uniform; on the vector path every tile spans the warp's 32 columns
+        if (Vec || n0 + nt * 8 < op.n) mma_tf32(acc[nt], a0, a1, a2, a3, b[s][nt][0], b[s][nt][1]);
     }
   }
 
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) {
+  for (int half = 0; half < 2; ++half) {
+    const Index row = row0 + g + 8 * half;
+    if (row >= op.nrows) continue;
+    if constexpr (Vec) {
+      // acc[q][2 half + i] is row `row`, fragment column 2t + i of tile q: column
+      // n0 + 4 (2t + i) + q of C, so i selects a group of 4 consecutive columns.
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const Index row = row0 + g + 8 * half;
-      if (row >= op.nrows) continue;
-#pragma unroll
-      for (int q = 0; q < 2; ++q) {
-        const Index j = n0 + nt * 8 + 2 * t + q;
-        if (j < op.n) store(op, row, j, acc[nt][2 * half + q], atomic);
+      for (int i = 0; i < 2; ++i) {
+        const Index j = n0 + 8 * t + 4 * i;
+        if (j >= op.n) continue;
+        float* out = &c_at(op, row, j);
+        float4 v = make_float4(acc[0][2 * half + i], acc[1][2 * half + i], acc[2][2 * half + i], acc[3][2 * half + i]);
+        if (atomic) {
+          atomicAdd(out, v.x), atomicAdd(out + 1, v.y), atomicAdd(out + 2, v.z), atomicAdd(out + 3, v.w);
+        } else {
+          if (op.accumulate) {
+            const float4 old = *reinterpret_cast<const float4*>(out);
+            v.x += old.x, v.y += old.y, v.z += old.z, v.w += old.w;
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        }
       }
+    } else {
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+          const Index j = n0 + nt * 8 + 2 * t + q;
+          if (j < op.n) store(op, row, j, acc[nt][2 * half + q], atomic);
+        }
     }
   }
 }
 
-// grid: (CUDA-core items / warps, column blocks of 128); one warp per item, an item
-// being a row, or a piece of a long row.
+// grid: (CUDA-core items / warps, column tiles); one warp per item, an item being a row
+// or a 128-entry piece of a long row, computed by row_split's warp loop.
+template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(CoreRowsPolicy::warps * 32)
-    cc_items_kernel(Operands op, const int2* __restrict__ items, Index count) {
-  using P = CoreRowsPolicy;
+    cc_items_kernel(spmm::Operands<float, RowMajor> op, Ops ops, int log_w, const int2* __restrict__ items,
+                    Index count) {
   constexpr int piece = WindowPolicy::piece_entries;
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const Index idx = static_cast<Index>(blockIdx.x) * P::warps + (threadIdx.x >> 5);
+  const Index idx = static_cast<Index>(blockIdx.x) * CoreRowsPolicy::warps + (threadIdx.x >> 5);
   if (idx >= count) return;  // the whole warp leaves together
+  const int lane = static_cast<int>(threadIdx.x) & 31;
   const int2 item = items[idx];
   const Index row = item.x;
   const Index row_begin = op.ro[row], row_end = op.ro[row + 1];
-  const bool atomic = row_end - row_begin > piece;
+  const bool split = row_end - row_begin > piece;
   const Index begin = row_begin + static_cast<Index>(item.y) * piece;
   const Index end = min(row_end, begin + piece);
-  const Index j0 = static_cast<Index>(blockIdx.y) * (32 * P::cols_per_lane) + lane;
-  float acc[P::cols_per_lane];
+  const Index tile_width = static_cast<Index>(V) << log_w;
+  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
+    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
+    const bool active = j < op.n;
+    float acc[V];
 #pragma unroll
-  for (int q = 0; q < P::cols_per_lane; ++q) acc[q] = 0.f;
-  for (Index e0 = begin; e0 < end; e0 += 32) {
-    int col = 0;
-    float val = 0.f;
-    if (e0 + lane < end) {
-      col = op.ci[e0 + lane];
-      val = op.av[e0 + lane];
+    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+    spmm::warp_row<CoreRowsPolicy::unroll>(op, ops, begin, end, j, active, log_w, acc);
+    if (!active || (lane >> log_w) != 0) continue;
+    if (split) {  // the row was zeroed first, or holds the C being accumulated into
+      float* out = op.c_at(row, j);
+#pragma unroll
+      for (int v = 0; v < V; ++v) atomicAdd(out + v, acc[v]);  // V > 1 only when row-major
+    } else {
+      spmm::write_row(op, ops, row, j, begin == end, acc);
     }
-    const int m = static_cast<int>(min(static_cast<Index>(32), end - e0));
-#pragma unroll 4
-    for (int k = 0; k < m; ++k) {
-      const int ck = __shfl_sync(full_mask, col, k);
-      const float vk = __shfl_sync(full_mask, val, k);
-#pragma unroll
-      for (int q = 0; q < P::cols_per_lane; ++q) {
-        const Index j = j0 + 32 * q;
-        if (j < op.n) acc[q] = fmaf(vk, load_b(op, ck, j), acc[q]);
-      }
-    }
-  }
-#pragma unroll
-  for (int q = 0; q < P::cols_per_lane; ++q) {
-    const Index j = j0 + 32 * q;
-    if (j < op.n) store(op, row, j, acc[q], atomic);
   }
 }
 
@@ -232,9 +265,9 @@ __global__ void __launch_bounds__(CoreRowsPolicy::warps * 32)
   using P = CoreRowsPolicy;
   const Index idx = static_cast<Index>(blockIdx.x) * P::warps + (threadIdx.x >> 5);
   if (idx >= count) return;
-  const Index j0 = static_cast<Index>(blockIdx.y) * (32 * P::cols_per_lane) + (threadIdx.x & 31);
+  const Index j0 = static_cast<Index>(blockIdx.y) * P::zero_cols + (threadIdx.x & 31);
 #pragma unroll
-  for (int q = 0; q < P::cols_per_lane; ++q)
+  for (int q = 0; q < P::zero_cols / 32; ++q)
     if (j0 + 32 * q < op.n) c_at(op, rows[idx], j0 + 32 * q) = 0.f;
 }
 
@@ -267,9 +300,13 @@ TcWindowForecast tc_window_forecast(const SparseStorage& A) {
   return f;
 }
 
-std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaStream_t s) {
-  const SparseStorage& A = *p.A;
+void tc_window_run(const spmm::SpmmProblem& p, WindowRouting routing, cudaStream_t s) {
+  const SparseStorage& A = *p.matrix;
+  if (p.n == 0 || A.nrows == 0) return;
   auto plan = cached_window_plan(A);
+  // tc_window_all is the routing with threshold 0: every window with entries on tensor cores.
+  const double threshold = routing == WindowRouting::all_tensor_cores ? 0.0 : tc_window_threshold();
+  auto route = cached_window_route(A, *plan, threshold);
 
   Operands op{};
   op.ro = A.row_offsets.as<Index>();
@@ -280,46 +317,50 @@ std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaS
   op.wco = plan->window_col_offsets.as<int>();
   op.nrows = A.nrows;
   op.n = p.n;
-  op.b = p.B;
+  op.b = static_cast<const float*>(p.B);
   op.b_rs = p.b_row_stride;
   op.b_cs = p.b_col_stride;
-  op.c = p.C;
+  op.c = static_cast<float*>(p.C);
   op.c_rs = p.c_row_stride;
   op.c_cs = p.c_col_stride;
   op.accumulate = p.accumulate;
 
   const Index n = p.n;
-  const int warps = n <= 32 ? 1 : n <= 64 ? 2 : TcWindowPolicy::max_warps;
-  const Index block_n = Index{warps} * TcWindowPolicy::warp_n;
-  const unsigned col_blocks = blocks(n, block_n);
-  const unsigned core_col_blocks = blocks(n, 32 * CoreRowsPolicy::cols_per_lane);
-  // tc_window_all is the routing with threshold 0: every window with entries on tensor cores.
-  const double threshold = routing == WindowRouting::all_tensor_cores ? 0.0 : tc_window_threshold();
-  auto route = cached_window_route(A, *plan, threshold);
-  if (n > 0 && A.nrows > 0) {
-    if (route->zero_rows > 0 && !p.accumulate) {
-      zero_rows_kernel<<<dim3(blocks(route->zero_rows, CoreRowsPolicy::warps), core_col_blocks),
-                         CoreRowsPolicy::warps * 32, 0, s>>>(op, route->zero_row_list.as<int>(), route->zero_rows);
+  if (route->zero_rows > 0 && !p.accumulate) {
+    zero_rows_kernel<<<dim3(blocks(route->zero_rows, CoreRowsPolicy::warps), blocks(n, CoreRowsPolicy::zero_cols)),
+                       CoreRowsPolicy::warps * 32, 0, s>>>(op, route->zero_row_list.as<int>(), route->zero_rows);
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
+  if (route->tc_items > 0) {
+    const int warps = n <= 32 ? 1 : n <= 64 ? 2 : TcWindowPolicy::max_warps;
+    const dim3 grid(static_cast<unsigned>(route->tc_items), blocks(n, Index{warps} * TcWindowPolicy::warp_n));
+    if (spmm::vector_aligned(p, 4)) tc_items_kernel<true><<<grid, warps * 32, 0, s>>>(op, route->tc_item_list.as<int2>());
+    else tc_items_kernel<false><<<grid, warps * 32, 0, s>>>(op, route->tc_item_list.as<int2>());
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
+  if (route->cc_items > 0) {
+    const int2* items = route->cc_item_list.as<int2>();
+    const Index count = route->cc_items;
+    auto launch = [&]<class Ops, int V, bool RowMajor>(Ops ops) {
+      const int log_w = spmm::log2_of(spmm::slot_lanes(n, V));
+      const Index tile_width = static_cast<Index>(V) << log_w;
+      const Index tiles = (n + tile_width - 1) / tile_width;
+      const dim3 grid(blocks(count, CoreRowsPolicy::warps), static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
+      cc_items_kernel<Ops, V, RowMajor><<<grid, CoreRowsPolicy::warps * 32, 0, s>>>(
+          spmm::operands<float, RowMajor>(p), ops, log_w, items, count);
       GEBLAS_CUDA_CHECK_LAUNCH();
-    }
-    if (route->tc_items > 0) {
-      tc_items_kernel<<<dim3(static_cast<unsigned>(route->tc_items), col_blocks), warps * 32, 0, s>>>(
-          op, route->tc_item_list.as<int2>());
-      GEBLAS_CUDA_CHECK_LAUNCH();
-    }
-    if (route->cc_items > 0) {
-      cc_items_kernel<<<dim3(blocks(route->cc_items, CoreRowsPolicy::warps), core_col_blocks),
-                        CoreRowsPolicy::warps * 32, 0, s>>>(op, route->cc_item_list.as<int2>(), route->cc_items);
-      GEBLAS_CUDA_CHECK_LAUNCH();
+    };
+    // The row-major float plus_times fast path of ops.cuh (16-byte loads when aligned),
+    // else its generic path for any layout.
+    using Fast = spmm::StaticOps<semiring::plus_times<float>>;
+    if (p.b_row_major() && p.c_row_major()) {
+      if (spmm::vector_aligned(p, 4)) launch.template operator()<Fast, 4, true>(Fast{});
+      else launch.template operator()<Fast, 1, true>(Fast{});
+    } else {
+      using Generic = spmm::RuntimeOps<float>;
+      launch.template operator()<Generic, 1, false>(spmm::runtime_ops<float>(SemiringId::plus_times));
     }
   }
-  char reason[200];
-  std::snprintf(reason, sizeof(reason),
-                "%lld of %lld windows on TF32 tensor cores (%.0f%% of entries, %s)",
-                static_cast<long long>(route->tc_windows), static_cast<long long>(plan->windows),
-                A.nvals ? 100.0 * static_cast<double>(route->tc_nvals) / static_cast<double>(A.nvals) : 0.0,
-                routing == WindowRouting::all_tensor_cores ? "all windows with entries" : "cost model");
-  return reason;
 }
 
 }  // namespace geblas::detail::cuda

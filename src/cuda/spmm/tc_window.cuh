@@ -11,30 +11,20 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "cuda/spmm/problem.hpp"
 
 namespace geblas::detail::cuda {
 
 enum class WindowRouting { cost_model, all_tensor_cores };
-
-// C (m x n) = A B or C += A B; element (i, j) of B / C at X[i * row_stride + j * col_stride].
-struct TcWindowProblem {
-  const SparseStorage* A = nullptr;  // on a CUDA device; its plan is cached with it
-  const float* B = nullptr;
-  Index b_row_stride = 0, b_col_stride = 1;
-  float* C = nullptr;
-  Index c_row_stride = 0, c_col_stride = 1;
-  Index n = 0;
-  bool accumulate = false;
-};
 
 // Empty when the variants can run a product of this kind; else why not (for the
 // InvalidValue of a forced variant and for the dispatcher's trace).
 std::string tc_window_unsupported(TypeId type, SemiringId semiring, bool allow_tf32, const SparseStorage& A,
                                   Index n);
 
-// Runs the product on `stream` (the plan is built on first use and cached with A) and
-// returns the facts for the trace.
-std::string tc_window_run(const TcWindowProblem& p, WindowRouting routing, cudaStream_t stream);
+// Runs the product p (p.matrix set, float plus_times: tc_window_unsupported is empty)
+// on `stream`; the plan is built on first use and cached with A.
+void tc_window_run(const spmm::SpmmProblem& p, WindowRouting routing, cudaStream_t stream);
 
 // The dispatcher's facts for choosing tc_window (builds and caches the plan): the
 // share of A's entries in windows the cost model sends to tensor cores, and the

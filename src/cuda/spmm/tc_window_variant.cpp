@@ -21,24 +21,8 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
 
 std::size_t no_workspace(const SpmmProblem&) { return 0; }
 
-TcWindowProblem tc_problem(const SpmmProblem& p) {
-  TcWindowProblem t;
-  t.A = p.matrix;
-  t.B = static_cast<const float*>(p.B);
-  t.b_row_stride = p.b_row_stride;
-  t.b_col_stride = p.b_col_stride;
-  t.C = static_cast<float*>(p.C);
-  t.c_row_stride = p.c_row_stride;
-  t.c_col_stride = p.c_col_stride;
-  t.n = p.n;
-  t.accumulate = p.accumulate;
-  return t;
-}
-
-void run_routed(const SpmmProblem& p, void*, cudaStream_t s) { tc_window_run(tc_problem(p), WindowRouting::cost_model, s); }
-void run_all(const SpmmProblem& p, void*, cudaStream_t s) {
-  tc_window_run(tc_problem(p), WindowRouting::all_tensor_cores, s);
-}
+void run_routed(const SpmmProblem& p, void*, cudaStream_t s) { tc_window_run(p, WindowRouting::cost_model, s); }
+void run_all(const SpmmProblem& p, void*, cudaStream_t s) { tc_window_run(p, WindowRouting::all_tensor_cores, s); }
 
 }  // namespace
 
