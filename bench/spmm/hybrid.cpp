@@ -259,12 +259,32 @@ int main(int argc, char** argv) {
     }
     const double build_ms = median(build);
     const double share = double(info.tensor_core_nvals) / double(A.nvals());
-    const double gain =
-        (double(info.tensor_core_nvals) - info.threshold * double(info.tensor_core_columns)) / double(A.nvals());
+    // The cost model's predicted gain (tc_window_forecast), recomputed here from A's
+    // windows: sum over tensor-core windows of (entries - threshold x 8-rounded
+    // distinct columns), over nvals.
+    double gain = 0;
+    Index tc_columns = 0;
+    {
+      const auto ro = A.row_offsets();
+      const auto ci = A.col_indices();
+      std::vector<ColIndex> cols;
+      for (Index r0 = 0; r0 < A.nrows(); r0 += 16) {
+        const Index b = ro[static_cast<std::size_t>(r0)], e = ro[static_cast<std::size_t>(std::min(r0 + 16, A.nrows()))];
+        cols.assign(ci.begin() + b, ci.begin() + e);
+        std::sort(cols.begin(), cols.end());
+        const Index distinct = std::unique(cols.begin(), cols.end()) - cols.begin();
+        const Index padded = (distinct + 7) / 8 * 8;
+        if (e > b && double(e - b) >= info.threshold * double(padded)) {
+          gain += double(e - b) - info.threshold * double(padded);
+          tc_columns += padded;
+        }
+      }
+      gain /= double(A.nvals());
+    }
     std::printf("# %s: %lld windows, %lld tensor-core (%.1f%% of entries, %lld condensed columns), %lld cuda-core, "
                 "%lld empty; distinct columns %lld; model gain %.3f; plan %.3f ms\n",
                 name.c_str(), (long long)info.windows, (long long)info.tensor_core_windows, 100.0 * share,
-                (long long)info.tensor_core_columns, (long long)info.cuda_core_windows, (long long)info.empty_windows,
+                (long long)tc_columns, (long long)info.cuda_core_windows, (long long)info.empty_windows,
                 (long long)info.distinct_columns, gain, build_ms);
     Cusparse cs(A);
     for (Index n : a.ns) {

@@ -304,7 +304,6 @@ WindowPlanInfo window_plan_info(const SparseStorage& A) {
   info.cuda_core_windows = route->cc_windows;
   info.empty_windows = route->empty_windows;
   info.tensor_core_nvals = route->tc_nvals;
-  info.tensor_core_columns = route->tc_columns;
   info.distinct_columns = plan->distinct_columns;
   info.threshold = route->threshold;
   info.build_ms = plan->build_ms + route->build_ms;
