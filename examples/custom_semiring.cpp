@@ -1,8 +1,8 @@
 // A user-defined semiring: (max, min) "widest path" written by hand, without an id, so
 // that mxm instantiates the library's kernel templates in this program. Widest path:
 // the capacity of a path is its narrowest edge; we want the widest path to each vertex.
-// This is the CPU version: the GPU needs the caller compiled by nvcc with
-// <geblas/cuda.cuh>, which this geblas does not ship yet (see docs/DESIGN.md).
+// Compiled as C++ it runs on the CPU; custom_semiring.cu compiles the same file with nvcc
+// and <geblas/cuda.cuh>, and then the products run on the GPU when there is one.
 //   example_custom_semiring [graph.mtx[.gz]]     (default: data/astro-ph-weighted.mtx.gz)
 #include <geblas/geblas.hpp>
 
@@ -14,23 +14,29 @@
 // The semiring: add = max (identity 0: no path), multiply = min (the bottleneck).
 struct Widest {
   using value_type = double;
-  static double identity() { return 0.0; }
-  static double add(double a, double b) { return a > b ? a : b; }
-  static double mul(double a, double b) { return a < b ? a : b; }
+  // GEBLAS_HD: callable on the host and, under nvcc, on the device.
+  static GEBLAS_HD double identity() { return 0.0; }
+  static GEBLAS_HD double add(double a, double b) { return a > b ? a : b; }
+  static GEBLAS_HD double mul(double a, double b) { return a < b ? a : b; }
 };
 
 int main(int argc, char** argv) {
   using namespace geblas;
   const char* path = argc > 1 ? argv[1] : "data/astro-ph-weighted.mtx.gz";
   try {
-    const auto A = io::read_matrix_market<double>(path);  // user semirings run on the CPU here
+#if defined(GEBLAS_CUDA_USER_KERNELS)
+    const Device dev = default_device();  // the GPU when there is one
+#else
+    const Device dev = Device::cpu();  // without nvcc, a user-defined semiring runs on the CPU
+#endif
+    const auto A = io::read_matrix_market<double>(path).to(dev);
     const Index n = A.nrows();
     // w(v) = widest capacity from vertex 0 to v; iterate w = max(w, A' (max.min) w).
     std::vector<double> w0(static_cast<std::size_t>(n), 0.0);
     w0[0] = std::numeric_limits<double>::infinity();
-    auto w = DenseMatrix<double>::from_row_major(n, 1, w0);
+    auto w = DenseMatrix<double>::from_row_major(n, 1, w0, dev);
     for (int round = 1;; ++round) {
-      DenseMatrix<double> next(n, 1);
+      DenseMatrix<double> next(n, 1, dev);
       mxm(next, A, w, Widest{}, {.transpose_a = true});
       auto a = w.to_row_major(), b = next.to_row_major();
       bool changed = false;
@@ -39,9 +45,9 @@ int main(int argc, char** argv) {
           a[i] = b[i];
           changed = true;
         }
-      w = DenseMatrix<double>::from_row_major(n, 1, a);
+      w = DenseMatrix<double>::from_row_major(n, 1, a, dev);
       if (!changed) {
-        std::printf("%s: widest paths from vertex 0 settled after %d rounds\n", path, round);
+        std::printf("%s on %s: widest paths from vertex 0 settled after %d rounds\n", path, dev.str().c_str(), round);
         break;
       }
     }

@@ -6,6 +6,8 @@
 // A user-defined semiring runs on the CPU through templates instantiated in the caller's
 // code; on the GPU it needs code compiled by nvcc that includes <geblas/cuda.cuh>.
 #pragma once
+// Seen by <geblas/cuda.cuh>, which must come first to hook the GPU user-semiring path in.
+#define GEBLAS_OPERATIONS_MXM_HPP 1
 
 #include <type_traits>
 
