@@ -67,7 +67,7 @@ template <class T>
 DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X) {
   const Index n = X.nrows(), k = X.ncols();
   const Device dev = X.device();
-  const std::vector<double> sums = detail::column_sums(X);
+  const std::vector<double> sums = detail::ColumnSums<T>(n, k, dev)(X);
   DenseMatrix<T> R(n, k, dev);
   if (k == 1) {
     apply(R, X, binop::times<T>{}, static_cast<T>(1.0 / sums[0]));
@@ -112,6 +112,7 @@ PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A
   // its input goes through a copy. On dense operands ewise_mult (the intersection) is
   // every entry, like ewise_add, without the union's bookkeeping.
   DenseMatrix<T> Y(n, k, dev), next(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
+  detail::ColumnSums<T> column_sums(n, k, dev);
   for (int it = 1; it <= o.max_iterations; ++it) {
     mxm(Y, PT, X, semiring::plus_times<T>{});
     if (uniform) {
@@ -122,7 +123,7 @@ PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A
     }
     ewise_mult(diff, next, X, binop::minus<T>{});
     apply(absdiff, diff, unop::abs<T>{});
-    const std::vector<double> change = detail::column_sums(absdiff);
+    const std::vector<double> change = column_sums(absdiff);
     res.delta = *std::max_element(change.begin(), change.end());
     std::swap(X, next);
     res.iterations = it;

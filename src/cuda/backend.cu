@@ -1,5 +1,6 @@
 // The CUDA backend's table: device memory on a per-device stream, copies in every
 // direction, and (added per operation) the kernels of src/cuda.
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -36,6 +37,15 @@ cudaStream_t stream(int ordinal) {
   if (!s) {
     DeviceGuard guard(ordinal);
     GEBLAS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    // The default pool's release threshold is 0: every synchronisation hands its free
+    // memory back to the driver, so the next cudaMallocAsync maps fresh pages. Iterative
+    // algorithms allocate an n x k temporary and synchronise once per round (20 MB per
+    // round for 64-source SSSP on ego-Twitter), and each of those re-mappings cost more
+    // than the round's SpMM. Keeping freed memory in the pool makes reuse free.
+    cudaMemPool_t pool = nullptr;
+    GEBLAS_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, ordinal));
+    std::uint64_t keep = UINT64_MAX;
+    GEBLAS_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   return s;
 }
@@ -51,7 +61,16 @@ namespace {
 void* device_allocate(std::size_t bytes, int ordinal) {
   DeviceGuard guard(ordinal);
   void* p = nullptr;
-  const cudaError_t e = cudaMallocAsync(&p, bytes, stream(ordinal));
+  cudaError_t e = cudaMallocAsync(&p, bytes, stream(ordinal));
+  if (e == cudaErrorMemoryAllocation) {
+    // The pool keeps freed memory (see stream()): give it back and try once more.
+    cudaGetLastError();
+    cudaMemPool_t pool = nullptr;
+    GEBLAS_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, ordinal));
+    GEBLAS_CUDA_CHECK(cudaStreamSynchronize(stream(ordinal)));
+    GEBLAS_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+    e = cudaMallocAsync(&p, bytes, stream(ordinal));
+  }
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     std::size_t free_bytes = 0, total = 0;
