@@ -9,7 +9,8 @@
 // iteration needs no rank sum on the host: one SpMM with d P' (built once on the host,
 // transposed and scaled), the teleport term (a scalar add for the uniform v, else an
 // SpMM with the sparse v), and the L1 change (difference, abs, one reduction: the one
-// value copied to the host per iteration).
+// value copied to the host per iteration). On a CUDA device plain PageRank runs each
+// iteration as one fused pass instead (algorithms/pagerank_step.hpp).
 #include "geblas/algorithms/pagerank.hpp"
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 
 #include "algorithms/dense_steps.hpp"
 #include "algorithms/host_graph.hpp"
+#include "algorithms/pagerank_step.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/ewise.hpp"
 #include "geblas/operations/mxm.hpp"
@@ -113,7 +115,22 @@ PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A
   // every entry, like ewise_add, without the union's bookkeeping.
   DenseMatrix<T> Y(n, k, dev), next(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
   detail::ColumnSums<T> column_sums(n, k, dev);
+  // Plain PageRank on a backend with the fused step: one pass per iteration, which
+  // writes next and returns the L1 change (the same step as the operations below).
+  const detail::PageRankStep fused = uniform && dev.is_cuda() ? detail::cuda_pagerank_step() : nullptr;
   for (int it = 1; it <= o.max_iterations; ++it) {
+    if (fused) {
+      res.delta = fused(PT.storage(), X.storage().data.data(), next.storage().data.data(),
+                        static_cast<double>(uniform_term));
+      std::swap(X, next);
+      res.iterations = it;
+      if (o.on_iteration) o.on_iteration(it, res.delta);
+      if (res.delta < o.tolerance) {
+        res.converged = true;
+        break;
+      }
+      continue;
+    }
     mxm(Y, PT, X, semiring::plus_times<T>{});
     if (uniform) {
       apply(next, Y, binop::plus<T>{}, uniform_term);
@@ -185,6 +202,11 @@ PersonalizedPageRankResult<T> ppr_impl(const SparseMatrix<T>& A, const std::vect
 }
 
 }  // namespace
+
+detail::PageRankStep& detail::cuda_pagerank_step() {
+  static PageRankStep step = nullptr;
+  return step;
+}
 
 PageRankResult<float> pagerank(const SparseMatrix<float>& A, const PageRankOptions& o) { return pagerank_impl(A, o); }
 PageRankResult<double> pagerank(const SparseMatrix<double>& A, const PageRankOptions& o) { return pagerank_impl(A, o); }
