@@ -102,12 +102,13 @@ PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A
   for (Index j = 0; j < k; ++j) scaled[static_cast<std::size_t>(j * k + j)] = static_cast<T>(1.0 - o.damping);
   const auto teleport = DenseMatrix<T>::from_row_major(k, k, scaled, dev);
   const T uniform_term = static_cast<T>((1.0 - o.damping) / static_cast<double>(n));
-  // Start from the teleport distributions.
-  DenseMatrix<T> X;
+  // Start from the teleport distributions: X = E I_k on the device (building the n x k
+  // start on the host and copying it over cost more than the iterations themselves).
+  DenseMatrix<T> X(n, k, dev);
   {
-    std::vector<T> x0(static_cast<std::size_t>(n * k), T{0});
-    for (const auto& t : E.extract_tuples()) x0[static_cast<std::size_t>(t.row * k + t.col)] = t.value;
-    X = DenseMatrix<T>::from_row_major(n, k, x0, dev);
+    std::vector<T> identity(static_cast<std::size_t>(k * k), T{0});
+    for (Index j = 0; j < k; ++j) identity[static_cast<std::size_t>(j * k + j)] = T{1};
+    mxm(X, E, DenseMatrix<T>::from_row_major(k, k, identity, dev), semiring::plus_times<T>{});
   }
   PersonalizedPageRankResult<T> res;
   // Separate input and output buffers throughout: an operation whose output is also

@@ -75,10 +75,21 @@ MultiSsspResult<T> multi(const SparseMatrix<T>& A, const std::vector<Index>& sou
   for (Index s : sources) detail::check_vertex("sssp", "source", s, n);
   check_weights(A, o);
   const Device dev = A.device();
-  std::vector<T> d0(static_cast<std::size_t>(n * k), unreachable<T>());
-  for (Index j = 0; j < k; ++j) d0[static_cast<std::size_t>(sources[j] * k + j)] = T{0};
+  // D0 (0 at (sources[j], j), +inf elsewhere) built on the device as S min.+ B, with S
+  // the n x k sparse matrix of those zeros and B the k x k matrix with 0 on the diagonal
+  // and +inf elsewhere (empty rows of S give min_plus's identity, +inf): an n x k start
+  // built on the host and copied over cost more than the rounds themselves.
   MultiSsspResult<T> res;
-  res.distances = DenseMatrix<T>::from_row_major(n, k, d0, dev);
+  {
+    std::vector<Index> cols(static_cast<std::size_t>(k));
+    for (Index j = 0; j < k; ++j) cols[static_cast<std::size_t>(j)] = j;
+    const std::vector<T> zeros(static_cast<std::size_t>(k), T{0});
+    const auto S = SparseMatrix<T>::from_tuples(n, k, sources, cols, zeros, {}, dev);
+    std::vector<T> b(static_cast<std::size_t>(k * k), unreachable<T>());
+    for (Index j = 0; j < k; ++j) b[static_cast<std::size_t>(j * k + j)] = T{0};
+    res.distances = DenseMatrix<T>(n, k, dev);
+    mxm(res.distances, S, DenseMatrix<T>::from_row_major(k, k, b, dev), semiring::min_plus<T>{});
+  }
   DenseMatrix<T> changed(n, k, dev);
   for (int round = 1;; ++round) {
     // D_new starts as D, then takes min(D_new, A' min.+ D): the fused accumulator path.
