@@ -20,14 +20,16 @@ void mxm_sparse_dense(const SpmmArgs& args) {
     throw InvalidValue("mxm(sparse x dense) on cpu: unknown variant '" + std::string(args.variant) +
                        "' (the CPU backend has: row_split)");
   int parts = 0;
+  const char* isa = "baseline";
   visit_type(A.type, [&]<class T>() {
     with_semiring<T>(args.semiring, [&]<class S>() {
-      parts = spmm<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate);
+      parts = spmm<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate, &isa);
     });
   });
   if (args.record) {
     args.record->variant = "row_split";
-    args.record->reason = "N=" + std::to_string(B.ncols) + ", " + std::to_string(parts) + " nnz-balanced row ranges" +
+    args.record->reason = "N=" + std::to_string(B.ncols) + ", " + std::to_string(parts) + " nnz-balanced row ranges, " +
+                          isa + " code" +
                           (B.layout == Layout::col_major ? ", B copied to row-major" : "") +
                           (args.accumulate ? ", fused accumulate" : "");
   }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -46,9 +47,26 @@ struct SpmmPolicy {
   // were slower (130 vs 50 ms at N = 16).
   static constexpr bool two_chains = true;
   // Floating max and min fold with one maxps / minps per vector (Fold<S>, Tile), a chain
-  // as short as plus's, so they use one set of accumulators like plus. (Set from that
-  // argument; the measurement against two sets is in docs/PERFORMANCE.md when made.)
+  // as short as plus's, so they use one set of accumulators like plus: two sets took
+  // 45.0 / 184 / 517 ms against 45.1 / 182 / 497 for one (max_times N = 16 / 64 / 256),
+  // min_plus 608 against 541 at N = 256.
   static constexpr bool one_chain_minmax = true;
+  // Whether floating plus also keeps its tile as vectors (Tile) rather than a T array
+  // (which GCC left partly scalar): plus_times took 24 / 147 / 512 ms against 46 / 195 /
+  // 727 ms at N = 16 / 64 / 256.
+  static constexpr bool vector_plus = true;
+  // Bytes per vector of a tile in the baseline build: one SSE register (a wider GCC
+  // vector has its max / min conditional lowered to scalars there).
+  static constexpr std::size_t vector_bytes = 16;
+  // The vector and tile widths of the AVX-512 variant (rows_avx512): one zmm register per
+  // vector, tiles of 64 floats (4 registers). Against the baseline code (float, N = 16 /
+  // 64 / 256, 2026-11-23 13:25-13:30, load 3-8): plus_times 24 / 85 / 280 ms against 44 /
+  // 193 / 481, max_times 31 / 111 / 397 against 62 / 243 / 746, min_plus 39 / 102 / 558
+  // against 69 / 229 / 973 (thread CPU time, one thread, interleaved). Tiles of 128 and
+  // 512 bytes were not consistently faster than 256 (plus_times N = 64: 96 and 98 ms
+  // against 85; max_times N = 256: 434 and 446 against 397).
+  static constexpr std::size_t avx512_vector_bytes = 64;
+  static constexpr std::size_t avx512_tile_bytes = 256;
   // How many entries of A ahead the B row is prefetched (0: never). 12 and 24 ran within
   // 5% of none at every N (the hardware prefetcher follows the row), so it is off; kept
   // as a knob for machines where the B rows are farther away.
@@ -62,6 +80,13 @@ struct SpmmPolicy {
   // Below this many multiply-adds (nnz * N) the product runs on one thread: starting a
   // parallel region costs a few microseconds.
   static constexpr Index min_parallel_work = Index{1} << 15;
+};
+
+// Policy P with its AVX-512 vector and tile widths.
+template <class P>
+struct SpmmIsaPolicy : P {
+  static constexpr std::size_t vector_bytes = P::avx512_vector_bytes;
+  static constexpr std::size_t tile_bytes = P::avx512_tile_bytes;
 };
 
 namespace spmm_detail {
@@ -90,7 +115,7 @@ inline void store(const DenseView<T>& C, Index i, Index j0, Index w, const T* ac
 // The W accumulators of one column tile, kept in registers (local, never escaping until
 // get()). They start with fill() (the identity) or set() (the first term) and take terms
 // through Fold<S>.
-template <class S, class T, Index W, bool Vector>
+template <class S, class T, Index W, bool Vector, std::size_t VectorBytes>
 struct Tile {
   T a[W];
   void fill(T x) {
@@ -113,45 +138,68 @@ struct Tile {
   }
 };
 
-// Floating max / min: the accumulators are 16-byte vectors (GCC vector extensions), so that
-// Fold's `term > acc ? term : acc` is one maxps / minps per vector. Over a T array GCC does
-// not vectorise that conditional (it kept one maxss per column and entry), and a vector
-// wider than the target's registers has its conditional lowered to scalars, hence 16 bytes.
-// The products are computed in a T array first: GCC vectorises those (mulps / addps).
-template <class S, class T, Index W>
-struct Tile<S, T, W, true> {
-  static constexpr std::size_t vector_bytes = 16;
+// Floating plus, max and min: the accumulators are 16-byte vectors (GCC vector
+// extensions), so that each fold is one addps / maxps / minps per vector (for max / min,
+// Fold's `term > acc ? term : acc`). Over a T array GCC does not vectorise the max / min
+// conditional (it kept one maxss per column and entry) and left part of plus's adds
+// scalar; a vector wider than the target's registers has its conditional lowered to
+// scalars, hence 16 bytes. The products are computed in a T array first: GCC vectorises
+// those (mulps / addps).
+template <class S, class T, Index W, std::size_t VectorBytes>
+struct Tile<S, T, W, true, VectorBytes> {
+  static constexpr std::size_t vector_bytes = VectorBytes;
   static constexpr Index lanes = static_cast<Index>(vector_bytes / sizeof(T));
   static_assert(W % lanes == 0);
   typedef T V __attribute__((vector_size(vector_bytes)));
   V v[W / lanes];
-  static V step(V acc, V t) {
-    if constexpr (Fold<S>::is_max) return t > acc ? t : acc;
-    else return t < acc ? t : acc;
+  // acc = acc (+) t (by reference: a vector passed by value draws GCC's ABI warning in the
+  // baseline build)
+  static void step(V& acc, const V& t) {
+    if constexpr (Fold<S>::is_max) acc = t > acc ? t : acc;
+    else if constexpr (Fold<S>::is_min) acc = t < acc ? t : acc;
+    else acc += t;
+  }
+  // the terms av (x) b, into t
+  static void terms(T av, const T* b, T* t) {
+    for (Index j = 0; j < W; ++j) t[j] = S::mul(semiring_reads_a<S>() ? av : T(1), semiring_reads_b<S>() ? b[j] : T(1));
   }
   void fill(T x) {
     for (auto& vv : v)
       for (Index j = 0; j < lanes; ++j) vv[j] = x;
   }
+  void set(T av, const T* b) {
+    T t[W];
+    terms(av, b, t);
+    std::memcpy(v, t, sizeof(v));
+  }
   void fold(T av, const T* b) {
     T t[W];
-    for (Index j = 0; j < W; ++j) t[j] = S::mul(semiring_reads_a<S>() ? av : T(1), semiring_reads_b<S>() ? b[j] : T(1));
+    terms(av, b, t);
     for (Index q = 0; q < W / lanes; ++q) {
       V tv;
       std::memcpy(&tv, t + q * lanes, sizeof(V));
-      v[q] = step(v[q], tv);
+      step(v[q], tv);
     }
   }
   void fold(const Tile& o) {
-    for (Index q = 0; q < W / lanes; ++q) v[q] = step(v[q], o.v[q]);
+    for (Index q = 0; q < W / lanes; ++q) step(v[q], o.v[q]);
   }
   void get(T* out) const { std::memcpy(out, v, sizeof(v)); }
 };
 
 // Whether tiles of W columns use the vector form above.
-template <class S, class T, Index W>
+template <class S, class T, class Policy>
+constexpr bool vector_fold() {
+  return std::is_floating_point_v<T> && (Fold<S>::from_identity || (Fold<S>::is_plus && Policy::vector_plus));
+}
+template <class S, class T, Index W, class Policy>
 constexpr bool vector_tile() {
-  return std::is_floating_point_v<T> && Fold<S>::from_identity && (W * sizeof(T)) % 16 == 0;
+  return vector_fold<S, T, Policy>() && (W * sizeof(T)) % 16 == 0;
+}
+// The tile's vector width: the policy's, or the whole tile where that is narrower.
+template <class T, Index W, class Policy>
+constexpr std::size_t tile_vector_bytes() {
+  return std::min<std::size_t>(Policy::vector_bytes, W * sizeof(T));
 }
 
 // One tile of W columns of one row of C, from the row's entries [begin, end) (end >
@@ -167,7 +215,7 @@ inline void row_tile(Index begin, Index end, Index nnz, const ColIndex* cols, co
   // dependency chain where it is long (see the policy). The monoid is associative and
   // commutative.
   constexpr bool two_chains = Policy::two_chains && !F::is_plus && !(F::from_identity && Policy::one_chain_minmax);
-  Tile<S, T, W, vector_tile<S, T, W>()> acc, acc2;
+  Tile<S, T, W, vector_tile<S, T, W, Policy>(), tile_vector_bytes<T, W, Policy>()> acc, acc2;
   const T* bj = B + j0;
   auto prefetch = [&](Index k) {
     if constexpr (reads_b && Policy::prefetch_distance > 0) {
@@ -275,6 +323,53 @@ void rows(const CsrView<T>& A, const T* B, Index ldb, const DenseView<T>& C, Ind
   }
 }
 
+// Per-ISA variants of rows(). libgeblas.so is built for baseline x86-64 (SSE2); on a CPU
+// with AVX-512 the built-in semirings whose tiles are vectors (floating plus, max, min)
+// run a copy of rows() compiled for AVX-512F with the AVX-512 policy (SpmmIsaPolicy).
+// flatten inlines every call below rows() into that copy, so that all of it is compiled
+// for the target and no shared inline function is emitted with AVX-512 code. Contraction
+// of a * b + c into an FMA is switched off there, so that the results are bit for bit
+// those of the baseline build (every column folds its terms in the same order; only the
+// vector width differs). GEBLAS_CPU_ISA=baseline in the environment keeps the baseline
+// code (the tests run both).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define GEBLAS_SPMM_ISA_DISPATCH 1
+template <class S, class T, class Policy>
+[[gnu::target("avx512f"), gnu::optimize("fp-contract=off"), gnu::flatten]] void rows_avx512(
+    const CsrView<T>& A, const T* B, Index ldb, const DenseView<T>& C, Index r0, Index r1, bool accumulate) {
+  rows<S, T, Policy>(A, B, ldb, C, r0, r1, accumulate);
+}
+
+// Whether this CPU (and OS) runs AVX-512F code and the environment does not ask for the
+// baseline code.
+inline bool use_avx512() {
+  static const bool use = [] {
+    const char* isa = std::getenv("GEBLAS_CPU_ISA");
+    if (isa && std::strcmp(isa, "baseline") == 0) return false;
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return use;
+}
+#endif
+
+template <class T>
+using RowsFn = void (*)(const CsrView<T>&, const T*, Index, const DenseView<T>&, Index, Index, bool);
+
+// The rows() variant for this semiring, type and CPU; `isa` names it.
+template <class S, class T, class Policy>
+RowsFn<T> pick_rows(const char*& isa) {
+#ifdef GEBLAS_SPMM_ISA_DISPATCH
+  if constexpr (BuiltinSemiring<S> && vector_fold<S, T, Policy>()) {
+    if (use_avx512()) {
+      isa = "avx512";
+      return &rows_avx512<S, T, SpmmIsaPolicy<Policy>>;
+    }
+  }
+#endif
+  isa = "baseline";
+  return &rows<S, T, Policy>;
+}
+
 // Row boundaries of `parts` contiguous ranges of about equal cost (entries + row_cost
 // per row): splits[p] is the first row of range p, splits[parts] = nrows.
 template <class Policy>
@@ -322,7 +417,8 @@ const T* row_major_b(const DenseView<T>& B, Index& ldb, std::unique_ptr<T[]>& ho
 // rows with entries are combined into C with S::add instead (C = C (+) T; rows without
 // entries keep C): the fused accum = add case. Returns the number of row ranges used.
 template <class S, class T, class Policy = SpmmPolicy>
-int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool accumulate) {
+int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool accumulate,
+         const char** isa = nullptr) {
   const Index m = A.nrows, n = C.ncols;
   if (m == 0 || n == 0) return 0;
   Index ldb = 0;
@@ -332,15 +428,18 @@ int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool
 #ifdef _OPENMP
   if (A.nvals * n >= Policy::min_parallel_work) threads = omp_get_max_threads();
 #endif
+  const char* isa_name = nullptr;
+  const spmm_detail::RowsFn<T> run_rows = spmm_detail::pick_rows<S, T, Policy>(isa_name);
+  if (isa) *isa = isa_name;
   const int parts = threads > 1 ? threads * Policy::parts_per_thread : 1;
   if (parts == 1) {
-    spmm_detail::rows<S, T, Policy>(A, b, ldb, C, 0, m, accumulate);
+    run_rows(A, b, ldb, C, 0, m, accumulate);
     return 1;
   }
   const std::vector<Index> splits = spmm_detail::balanced_splits<Policy>(A.row_offsets, m, parts);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int p = 0; p < parts; ++p)
-    spmm_detail::rows<S, T, Policy>(A, b, ldb, C, splits[static_cast<std::size_t>(p)],
+    run_rows(A, b, ldb, C, splits[static_cast<std::size_t>(p)],
                                     splits[static_cast<std::size_t>(p) + 1], accumulate);
   return parts;
 }
