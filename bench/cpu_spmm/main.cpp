@@ -7,8 +7,11 @@
 //
 // Eigen has no semirings: for plus_times it runs its own product (A * B with row-major
 // B, which Eigen runs on one thread), and "eigen x T" is the same product on T row
-// blocks of A in parallel. For max_times and min_plus, the Eigen column is a loop over
-// A's rows of Eigen row expressions (cwiseMax / cwiseMin of scaled rows of B).
+// blocks of A in parallel. "geblas_x1" is geblas on one thread: the same resources as
+// Eigen's product, and a figure that a loaded machine disturbs less than a parallel run
+// (whose end waits for every thread to be scheduled). For max_times and min_plus, the
+// Eigen column is a loop over A's rows of Eigen row expressions (cwiseMax / cwiseMin of
+// scaled rows of B).
 //
 // usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
 //                       [--semirings plus_times,max_times,min_plus] [--runs 5]
@@ -234,8 +237,8 @@ int main(int argc, char** argv) {
   std::printf("# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
               "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms\n",
               threads, threads, threads, runs);
-  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %9s %9s %9s\n", "graph", "semiring", "N", "geblas", "eigen",
-              "eigen_xT", "graphblas", "eigen/g", "eigenT/g", "grb/g");
+  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %10s %9s %9s %9s %9s\n", "graph", "semiring", "N", "geblas",
+              "geblas_x1", "eigen", "eigen_xT", "graphblas", "eigen/g", "eigen/g1", "eigenT/g", "grb/g");
   int failures = 0;
   for (const auto& gname : graphs) {
     Csr g;
@@ -297,6 +300,12 @@ int main(int argc, char** argv) {
           std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
           continue;
         }
+        geblas::DenseMatrix<float> C1(g.nrows, n);
+        omp_set_num_threads(1);
+        const double t_geblas1 = median_ms(runs, [&] {
+          geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); });
+        });
+        omp_set_num_threads(threads);
         EDense Ce(g.nrows, n), Ce2(g.nrows, n);
         const double t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
         const double t_eigen2 = median_ms(runs, [&] {
@@ -305,6 +314,7 @@ int main(int argc, char** argv) {
         });
         const std::vector<float> got = C.to_row_major();
         geblas::Index bad = count_differences(got.data(), Ce.data(), got.size());
+        bad += count_differences(got.data(), C1.to_row_major().data(), got.size());
         bad += count_differences(got.data(), Ce2.data(), got.size());
         double t_grb = NAN;
 #ifdef GEBLAS_HAVE_GRAPHBLAS
@@ -328,9 +338,9 @@ int main(int argc, char** argv) {
         }
 #endif
         if (bad) ++failures;
-        std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f%s\n", g.name.c_str(), sname.c_str(), n,
-                    t_geblas, t_eigen, t_eigen2, t_grb, t_eigen / t_geblas, t_eigen2 / t_geblas, t_grb / t_geblas,
-                    bad ? "  RESULTS DIFFER" : "");
+        std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f %9.2f%s\n", g.name.c_str(),
+                    sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_eigen / t_geblas,
+                    t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas, bad ? "  RESULTS DIFFER" : "");
         std::fflush(stdout);
       }
 #ifdef GEBLAS_HAVE_GRAPHBLAS
