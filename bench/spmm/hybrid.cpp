@@ -360,6 +360,7 @@ int main(int argc, char** argv) {
       }
       if (!a.thresholds.empty()) set_tc_window_threshold(info.threshold);
     }
+    std::fflush(stdout);  // a run cut off by a time limit keeps the graphs it finished
   }
   auto geomean = [](const std::vector<double>& v) {
     if (v.empty()) return 0.0;
