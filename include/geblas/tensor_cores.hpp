@@ -44,16 +44,16 @@ WindowPlanInfo window_plan_info(const SparseMatrix<T>& A) {
 // distinct columns and more of them suit tensor cores. Returns perm with perm[i] = the
 // old row placed at position i; geblas never applies it by itself. Apply it to A's rows
 // (and map C's rows back: row i of the product is old row perm[i]). Lightweight: rows
-// are sorted by their first column, then by length; O(nvals + nrows log nrows) on the
-// host.
+// are sorted by two min-hashes of their column sets (rows sharing most columns likely
+// share both), then by length, empty rows last; O(nvals + nrows log nrows) on the host.
 template <Scalar T>
 std::vector<Index> window_row_order(const SparseMatrix<T>& A) {
   return detail::window_row_order(A.storage());
 }
 
 // The tensor-core routing threshold: a window goes to tensor cores when its entries
-// per 8-rounded distinct column reach this value. The default (2) is a first estimate,
-// not yet measured (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM"). Changing it is
+// per 8-rounded distinct column reach this value. The default (4) comes from the H100
+// times of the scalar-gather kernel (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM"). Changing it is
 // process-wide and meant for calibration; routings are cached per threshold.
 GEBLAS_API double tc_window_threshold();
 GEBLAS_API void set_tc_window_threshold(double entries_per_column);
