@@ -24,7 +24,14 @@ inline std::size_t pool_bytes_in_use(int device = 0) {
   return static_cast<std::size_t>(used);
 }
 
-inline std::size_t device_free_bytes(std::size_t* total = nullptr) {
+// The memory an allocation can still get: geblas's pool keeps freed blocks reserved (it
+// does not hand them back to the driver at each synchronisation), so the pool is trimmed
+// first and the driver's count then includes them.
+inline std::size_t device_free_bytes(std::size_t* total = nullptr, int device = 0) {
+  cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  cudaMemPool_t pool;
+  cuda_ok(cudaDeviceGetMemPool(&pool, device), "cudaDeviceGetMemPool");
+  cuda_ok(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo");
   std::size_t free_b = 0, total_b = 0;
   cuda_ok(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   if (total) *total = total_b;
