@@ -29,6 +29,33 @@ struct DispatchPolicy {
   static constexpr Index short_row = 8;
   static constexpr Index short_row_max_n = 64;
   static constexpr Index long_row = 128;
+  // The nnz_split family, refit from the H100 final call (bench_spmm, fp32 plus_times,
+  // the 17 shared graphs >= 100k entries and uniform-1M/16M, N = 32..512; figures and
+  // the per-case table in docs/notes/spmm-tuning.md). Only for A with entries in the
+  // measured range [nnz_split_min_entries, nnz_split_max_entries] (106762 .. 16M);
+  // outside it the rules above stand.
+  // - rows all <= short_row: nnz_split_fused, 1.32-2.25x the best cuSPARSE on
+  //   luxembourg_osm and wing at every N (the rules above: 1.06-1.89x);
+  // - a longest row > long_row, N <= small_n: nnz_split_long from huge_nnz entries
+  //   (soc-Slashdot0902 35.0 us vs 39.6 fused, 52.7 row_pieces; ego-Twitter 69 vs 90),
+  //   row_pieces where the mean row is >= dense_mean_row (hub-dense graphs, on which
+  //   row_pieces was as fast or faster: facebook_combined, musae-squirrel,
+  //   musae-crocodile, ca-AstroPh-lcc), else nnz_split_fused (1.0-1.9x the best
+  //   cuSPARSE on the other 7 graphs);
+  // - a longest row > long_row, N > small_n: nnz_split_long from many_rows rows
+  //   (0.81-1.39x the best cuSPARSE, 0.99-1.81x row_pieces), row_pieces below
+  //   (wiki-Vote 7k rows, astro-ph-weighted 17k, facebook_combined 4k, crocodile 12k:
+  //   row_pieces 0.87-1.52x nnz_split_long, better on the geomean);
+  // - longest row in (short_row, long_row]: nnz_split_fused for a mean row below
+  //   sparse_mean_row (p2p-Gnutella31, 74% empty rows: 10.1 us vs 21.5 at N = 32), else
+  //   row_split (bcsstk16, mean row 59).
+  static constexpr Index nnz_split_min_entries = 100000;
+  static constexpr Index nnz_split_max_entries = 16000000;
+  static constexpr Index small_n = 32;
+  static constexpr Index huge_nnz = 900000;
+  static constexpr double dense_mean_row = 20;
+  static constexpr Index many_rows = 20000;
+  static constexpr double sparse_mean_row = 8;
   // With allow_tf32: tc_window only when the window cost model predicts it to save at
   // least this fraction of the CUDA-core work (tc_window_forecast); below it the
   // CUDA-core choice above stands. Run 2 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md
@@ -83,13 +110,39 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
                   100 * f.share, 100 * f.gain, 100 * DispatchPolicy::tc_min_gain);
     tf32_note = buf;
   }
+  using P = DispatchPolicy;
   const RowStats& s = *p.stats;
   const char* why = "a warp per row";
   const SpmmVariant* v = &row_split_variant();
-  if (s.max_row > DispatchPolicy::long_row) {
+  if (s.nvals >= P::nnz_split_min_entries && s.nvals <= P::nnz_split_max_entries) {
+    if (s.max_row <= P::short_row) {
+      why = "short rows: equal entries per warp";
+      v = &nnz_split_fused_variant();
+    } else if (s.max_row > P::long_row) {
+      if (p.n <= P::small_n && s.nvals >= P::huge_nnz) {
+        why = "long rows, small N, many entries: equal entries per warp, long units";
+        v = &nnz_split_long_variant();
+      } else if (p.n <= P::small_n && s.mean_row >= P::dense_mean_row) {
+        why = "long rows, small N, dense rows: cut into pieces";
+        v = &row_pieces_variant();
+      } else if (p.n <= P::small_n) {
+        why = "long rows, small N: equal entries per warp";
+        v = &nnz_split_fused_variant();
+      } else if (s.nrows >= P::many_rows) {
+        why = "long rows, many rows: equal entries per warp, long units";
+        v = &nnz_split_long_variant();
+      } else {
+        why = "long rows, few rows: cut into pieces";
+        v = &row_pieces_variant();
+      }
+    } else if (s.mean_row < P::sparse_mean_row) {
+      why = "sparse rows: equal entries per warp";
+      v = &nnz_split_fused_variant();
+    }
+  } else if (s.max_row > P::long_row) {
     why = "long rows: cut into pieces";
     v = &row_pieces_variant();
-  } else if (s.max_row <= DispatchPolicy::short_row && p.n <= DispatchPolicy::short_row_max_n) {
+  } else if (s.max_row <= P::short_row && p.n <= P::short_row_max_n) {
     why = "short rows, small N: several rows per warp";
     v = &row_group_variant();
   }
