@@ -1,4 +1,6 @@
-// mxm(dense x dense) on the CPU against the Eigen references: every built-in
+// mxm(A x B) on the CPU against the Eigen references, for one form of A and B chosen at
+// compile time (GEBLAS_TEST_FORM: sparse_sparse, dense_sparse or dense_dense; CMake
+// builds one program per form, so they compile in parallel and fail separately): every built-in
 // semiring and type it is built for, N across the off-by-one sizes, empty rows and a row
 // holding half the entries, both layouts and padded leading dimensions of the dense
 // operands, transposes, masks (value / structural, complemented, sparse / dense),
@@ -15,7 +17,7 @@ namespace {
 
 template <class T>
 void check(MxmCase c) {
-  c.form = Form::dense_dense;
+  c.form = Form::GEBLAS_TEST_FORM;
   const std::string e = run_case<T>(c);
   INFO(describe(c));
   CHECK(e == "");
@@ -23,7 +25,7 @@ void check(MxmCase c) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("mxm dense x dense: every semiring, type, N and shape", "[mxm][cpu]", bool, std::int32_t,
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": every semiring, type, N and shape", "[mxm][cpu]", bool, std::int32_t,
                    std::int64_t, float, double) {
   std::uint64_t seed = 2000;
   for (const auto& name : semirings_for<TestType>())
@@ -44,7 +46,7 @@ TEMPLATE_TEST_CASE("mxm dense x dense: every semiring, type, N and shape", "[mxm
       }
 }
 
-TEMPLATE_TEST_CASE("mxm dense x dense: masks, complement, replace, accumulators", "[mxm][cpu]", std::int32_t, double) {
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, accumulators", "[mxm][cpu]", std::int32_t, double) {
   std::uint64_t seed = 5000;
   for (const std::string semiring : {"plus_times", "min_plus"})
     for (MaskKind mk : {MaskKind::none, MaskKind::sparse, MaskKind::dense})
@@ -70,7 +72,7 @@ TEMPLATE_TEST_CASE("mxm dense x dense: masks, complement, replace, accumulators"
             }
 }
 
-TEMPLATE_TEST_CASE("mxm dense x dense: transposes and a user-defined semiring", "[mxm][cpu]", float, std::int64_t) {
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": transposes and a user-defined semiring", "[mxm][cpu]", float, std::int64_t) {
   std::uint64_t seed = 7000;
   for (const std::string name : {"plus_times", "max_times", "any_second"})
     for (bool ta : {false, true})
