@@ -1,5 +1,6 @@
 // Error classes and names of the Info codes.
 #include "geblas/error.hpp"
+#include "geblas/types.hpp"
 
 namespace geblas {
 
@@ -54,3 +55,13 @@ CudaError::CudaError(const std::string& what, int cuda_code)
     : Error(Info::cuda_error, what), code_(cuda_code) {}
 
 }  // namespace geblas
+
+namespace geblas::detail {
+
+void throw_16bit_not_computed(TypeId t) {
+  throw NotImplemented("this operation computes on float32 and float64, not on " + std::string(to_string(t)) +
+                       " (16-bit values are stored for sparse x dense mxm; geblas::convert them to float32 "
+                       "for other operations)");
+}
+
+}  // namespace geblas::detail

@@ -99,6 +99,8 @@ __device__ inline bool value_nonzero(TypeId t, const void* values, Index k) {
     case TypeId::int32: return static_cast<const std::int32_t*>(values)[k] != 0;
     case TypeId::int64: return static_cast<const std::int64_t*>(values)[k] != 0;
     case TypeId::float32: return static_cast<const float*>(values)[k] != 0.0f;
+    case TypeId::float16:
+    case TypeId::bfloat16: return (static_cast<const std::uint16_t*>(values)[k] & 0x7fffu) != 0;  // not +-0
     case TypeId::float64: break;
   }
   return static_cast<const double*>(values)[k] != 0.0;
