@@ -11,6 +11,7 @@
 #include "geblas/monoid.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
+#include "geblas/operations/convert.hpp"
 #include "geblas/operations/ewise.hpp"
 #include "geblas/operations/extract.hpp"
 #include "geblas/operations/mxm.hpp"

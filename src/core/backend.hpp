@@ -185,6 +185,11 @@ struct Backend {
   // (pattern copied unchanged) and on a dense matrix's data (ld = inner size).
   void (*apply_values)(void* out, const void* in, Index count, TypeId type, const ApplyArgs& f, int ordinal);
 
+  // ---- convert: out[k] = in[k] converted from `from` to `to` for k < count, every
+  // stored type including the 16-bit ones, with geblas/detail/value_convert.hpp's
+  // rounding (the CPU and GPU results are bit-identical).
+  void (*convert_values)(void* out, TypeId to, const void* in, TypeId from, Index count, int ordinal);
+
   // ---- reduce over a monoid.
   // t(i) = add of row i of A (sparse m x n); an empty row gives an absent t(i). Any
   // VectorResult form (dense + present = "row non-empty" is natural for one kernel).

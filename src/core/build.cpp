@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "geblas/detail/value_convert.hpp"
 #include "geblas/error.hpp"
 #include "geblas/sparse_matrix.hpp"
 #include "geblas/vector.hpp"
@@ -33,12 +34,51 @@ void combine_sorted(const std::vector<Index>& order, const std::vector<Index>& k
     const T v = values[order[p]];
     if (!out_keys.empty() && out_keys.back() == keys_of_order[p]) {
       if (!dup.op) throw InvalidValue("duplicate entry at " + describe(order[p]) + " and no duplicate operator given");
-      out_values.back() = visit_binary_op<T>(*dup.op, [&]<class Op>() { return Op::apply(out_values.back(), v); });
+      if constexpr (!std::is_same_v<T, std::uint16_t>)  // 16-bit bits are only moved, never combined
+        out_values.back() = visit_binary_op<T>(*dup.op, [&]<class Op>() { return Op::apply(out_values.back(), v); });
     } else {
       out_keys.push_back(keys_of_order[p]);
       out_values.push_back(v);
     }
   }
+}
+
+// The combined values (host buffer of `type`) and their keys. 16-bit values without a
+// duplicate operator move as plain bits; with one they are combined in float and
+// rounded once per output entry, so that operators need no 16-bit instantiation.
+RawBuffer combined_values(const std::vector<Index>& order, const std::vector<Index>& keys, const void* values,
+                          TypeId type, Duplicates dup, std::vector<Index>& out_keys,
+                          const std::function<std::string(Index)>& describe) {
+  RawBuffer out;
+  auto store = [&]<class T>(const std::vector<T>& v) {
+    out = RawBuffer(v.size() * sizeof(T), Device::cpu());
+    std::copy(v.begin(), v.end(), out.as<T>());
+  };
+  if (is_16bit_float(type) && !dup.op) {
+    std::vector<std::uint16_t> v;
+    combine_sorted<std::uint16_t>(order, keys, static_cast<const std::uint16_t*>(values), dup, out_keys, v, describe);
+    store(v);
+  } else if (is_16bit_float(type)) {
+    visit_storage_type(type, [&]<class H>() {
+      if constexpr (is_16bit_v<H>) {
+        const H* in = static_cast<const H*>(values);
+        std::vector<float> wide(order.size());  // indexed by input position, as `values`
+        for (std::size_t k = 0; k < wide.size(); ++k) wide[k] = static_cast<float>(in[k]);
+        std::vector<float> v;
+        combine_sorted<float>(order, keys, wide.data(), dup, out_keys, v, describe);
+        std::vector<H> narrow(v.size());
+        for (std::size_t p = 0; p < v.size(); ++p) narrow[p] = H(v[p]);
+        store(narrow);
+      }
+    });
+  } else {
+    visit_type(type, [&]<class T>() {
+      std::vector<T> v;
+      combine_sorted<T>(order, keys, static_cast<const T*>(values), dup, out_keys, v, describe);
+      store(v);
+    });
+  }
+  return out;
 }
 
 }  // namespace
@@ -67,27 +107,23 @@ SparseStorage build_csr(Index nrows, Index ncols, const Index* rows, const Index
                      [&](Index a, Index b) { return cols[a] < cols[b]; });
 
   SparseStorage out = make_sparse(nrows, ncols, type, Device::cpu());
-  visit_type(type, [&]<class T>() {
-    const T* v = static_cast<const T*>(values);
+  {
     std::vector<Index> keys(order.size());
     for (std::size_t p = 0; p < order.size(); ++p) keys[p] = rows[order[p]] * ncols + cols[order[p]];
     std::vector<Index> out_keys;
-    std::vector<T> out_values;
-    combine_sorted<T>(order, keys, v, dup, out_keys, out_values,
-                      [&](Index k) { return tuple_text(k, rows[k], cols[k]); });
+    out.values = combined_values(order, keys, values, type, dup, out_keys,
+                                 [&](Index k) { return tuple_text(k, rows[k], cols[k]); });
     out.nvals = static_cast<Index>(out_keys.size());
     Index* ro = out.row_offsets.as<Index>();
     out.col_indices = RawBuffer(out_keys.size() * sizeof(ColIndex), Device::cpu());
-    out.values = RawBuffer(out_keys.size() * sizeof(T), Device::cpu());
     std::fill(ro, ro + nrows + 1, Index{0});
     for (std::size_t p = 0; p < out_keys.size(); ++p) {
       const Index i = ncols ? out_keys[p] / ncols : 0;
       ++ro[i + 1];
       out.col_indices.as<ColIndex>()[p] = static_cast<ColIndex>(ncols ? out_keys[p] % ncols : 0);
-      out.values.as<T>()[p] = out_values[p];
     }
     std::partial_sum(ro, ro + nrows + 1, ro);
-  });
+  }
   return device.is_cpu() ? out : to_device(out, device);
 }
 
@@ -146,21 +182,17 @@ VectorStorage build_sparse_vector(Index size, const Index* indices, const void* 
   std::iota(order.begin(), order.end(), Index{0});
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return indices[a] < indices[b]; });
   VectorStorage out = make_sparse_vector(size, type, Device::cpu());
-  visit_type(type, [&]<class T>() {
+  {
     std::vector<Index> keys(order.size());
     for (std::size_t p = 0; p < order.size(); ++p) keys[p] = indices[order[p]];
     std::vector<Index> out_keys;
-    std::vector<T> out_values;
-    combine_sorted<T>(order, keys, static_cast<const T*>(values), dup, out_keys, out_values,
-                      [&](Index k) { return "index " + std::to_string(indices[k]) + " (tuple " + std::to_string(k) + ")"; });
+    out.values = combined_values(
+        order, keys, values, type, dup, out_keys,
+        [&](Index k) { return "index " + std::to_string(indices[k]) + " (tuple " + std::to_string(k) + ")"; });
     out.nvals = static_cast<Index>(out_keys.size());
     out.indices = RawBuffer(out_keys.size() * sizeof(ColIndex), Device::cpu());
-    out.values = RawBuffer(out_keys.size() * sizeof(T), Device::cpu());
-    for (std::size_t p = 0; p < out_keys.size(); ++p) {
-      out.indices.as<ColIndex>()[p] = static_cast<ColIndex>(out_keys[p]);
-      out.values.as<T>()[p] = out_values[p];
-    }
-  });
+    for (std::size_t p = 0; p < out_keys.size(); ++p) out.indices.as<ColIndex>()[p] = static_cast<ColIndex>(out_keys[p]);
+  }
   return device.is_cpu() ? out : to_device(out, device);
 }
 
@@ -169,7 +201,7 @@ VectorStorage to_dense_storage(const VectorStorage& v, const void* fill) {
   const VectorStorage h = v.device.is_cpu() ? VectorStorage{} : to_device(v, Device::cpu());
   const VectorStorage& src = v.device.is_cpu() ? v : h;
   VectorStorage out = make_dense_vector(v.size, v.type, Device::cpu());
-  visit_type(v.type, [&]<class T>() {
+  visit_storage_type(v.type, [&]<class T>() {
     T* o = out.values.as<T>();
     std::fill(o, o + v.size, *static_cast<const T*>(fill));
     for (Index k = 0; k < src.nvals; ++k) o[src.indices.as<ColIndex>()[k]] = src.values.as<T>()[k];

@@ -53,6 +53,7 @@ const Backend& cpu_backend() {
     b.ewise_dense = cpu::ewise_dense;
     b.ewise_vector = cpu::ewise_vector;
     b.apply_values = cpu::apply_values;
+    b.convert_values = cpu::convert_values;
     b.reduce_rows_sparse = cpu::reduce_rows_sparse;
     b.reduce_rows_dense = cpu::reduce_rows_dense;
     b.reduce_values = cpu::reduce_values;

@@ -26,6 +26,7 @@ void ewise_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage&
 void ewise_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, BinaryOpId op);
 void ewise_vector(VectorResult& t, const VectorStorage& u, const VectorStorage& v, BinaryOpId op, EwiseKind kind);
 void apply_values(void* out, const void* in, Index count, TypeId type, const ApplyArgs& f, int ordinal);
+void convert_values(void* out, TypeId to, const void* in, TypeId from, Index count, int ordinal);
 void reduce_rows_sparse(VectorResult& t, const SparseStorage& A, MonoidId m);
 void reduce_rows_dense(VectorStorage& t, const DenseStorage& A, MonoidId m);
 void reduce_values(ScalarBytes& result, const void* values, Index count, TypeId type, MonoidId m, int ordinal);

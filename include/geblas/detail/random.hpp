@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "geblas/half.hpp"
+
 namespace geblas::detail {
 
 class SplitMix64 {
@@ -22,11 +24,13 @@ class SplitMix64 {
   std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
 
   // A value for test and benchmark data: floating point in [0, 1), integers in
-  // [0, 10), bool true with probability 1/2.
+  // [0, 10), bool true with probability 1/2. The 16-bit types take a float in [0, 1)
+  // rounded once (which may give 1.0).
   template <class T>
   T value() {
     if constexpr (std::is_same_v<T, bool>) return (next() >> 63) != 0;
     else if constexpr (std::is_integral_v<T>) return static_cast<T>(below(10));
+    else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(uniform()));
     else return static_cast<T>(uniform());
   }
 

@@ -17,6 +17,7 @@ void install(Backend& b) {
   b.ewise_dense = ewise_dense;
   b.ewise_vector = ewise_vector;
   b.apply_values = apply_values;
+  b.convert_values = convert_values;
   b.reduce_rows_sparse = reduce_rows_sparse;
   b.reduce_rows_dense = reduce_rows_dense;
   b.reduce_values = reduce_values;
