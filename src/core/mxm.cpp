@@ -1,12 +1,14 @@
 // mxm's entry points: validation, transposes, the choice of backend, and the mask /
 // accumulator step. The product itself is the backend's; sparse x dense writes straight
 // into C when no mask is given and the accumulator (if any) is the semiring's own add,
-// which is the case a GNN layer or a PageRank step hits.
+// which is the case a GNN layer or a PageRank step hits. Sparse x dense is also the one
+// operation on half / bfloat16 (core/mxm_16bit.cpp).
 #include <cstring>
 #include <string>
 
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/mxm_16bit.hpp"
 #include "core/trace.hpp"
 #include "core/validate.hpp"
 #include "geblas/detail/mxm_plan.hpp"
@@ -106,6 +108,13 @@ void mxm(DenseStorage& C, const SparseStorage& A, const DenseStorage& B, Semirin
   // the semiring's own add (fused into the kernel), and B not sharing C's memory.
   const bool direct = o.mask.empty() && (o.accum.empty() || o.accum.op == add_op_of(s)) &&
                       !same_memory(C, B);
+  // 16-bit values reach a backend's kernels only on the direct GPU path, untransposed
+  // (the transposes would need 16-bit kernels of their own); everything else computes
+  // on float copies (core/mxm_16bit.cpp).
+  if (is_16bit_float(C.type) && (C.device.is_cpu() || !direct || o.transpose_a || o.transpose_b)) {
+    mxm_widened_16bit(C, A, B, s, o);
+    return;
+  }
   UserMxmPlan plan = prepare(Form::sparse_dense, C, A, B, C.type, o, /*allocate_product=*/!direct);
   const Backend& be = backend_for(C.device);
   DispatchRecord& rec = begin_dispatch(op, be.name);
