@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <type_traits>
 
+#include "geblas/detail/value_convert.hpp"
 #include "geblas/io.hpp"
 #include "io/byte_source.hpp"
 
@@ -141,7 +142,7 @@ SparseStorage read_binary(const std::string& path, TypeId type) {
   if (h.version != kVersion)
     throw bad("unsupported binary format version " + std::to_string(h.version) + " (this geblas reads version " +
               std::to_string(kVersion) + ")");
-  if (h.type > static_cast<std::uint32_t>(TypeId::float64)) throw bad("unknown value type code " + std::to_string(h.type));
+  if (h.type > static_cast<std::uint32_t>(TypeId::bfloat16)) throw bad("unknown value type code " + std::to_string(h.type));
   if (h.flags != kFlagSortedUnique || h.reserved[0] != 0 || h.reserved[1] != 0) throw bad("unknown flags in the header");
   if (h.nrows < 0 || h.ncols < 0 || h.nrows > max_dimension || h.ncols > max_dimension)
     throw bad("dimensions " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) + " are out of range");
@@ -199,6 +200,30 @@ SparseStorage read_binary(const std::string& path, TypeId type) {
   // A different type: convert each value, refusing any the target cannot hold.
   SparseStorage out = std::move(s);
   RawBuffer converted(static_cast<std::size_t>(out.nvals) * size_of(type), Device::cpu());
+  if (is_16bit_float(stored_type) || is_16bit_float(type)) {
+    // Through float64, which holds every value of every type but int64 exactly; a 16-bit
+    // target refuses finite values that would round to infinity.
+    geblas::detail::visit_storage_type(stored_type, [&]<class From>() {
+      geblas::detail::visit_storage_type(type, [&]<class To>() {
+        const From* src = out.values.as<From>();
+        To* dst = converted.as<To>();
+        for (Index k = 0; k < out.nvals; ++k) {
+          const double x = geblas::detail::convert_value<double>(src[k]);
+          bool ok;
+          if constexpr (geblas::detail::is_16bit_v<To>) ok = !std::isfinite(x) || std::isfinite(static_cast<float>(geblas::detail::convert_value<To>(src[k])));
+          else if constexpr (std::is_same_v<From, std::int64_t>) ok = fits<To>(src[k]);
+          else ok = fits<To>(x);
+          if (!ok)
+            throw bad("entry " + std::to_string(k) + " (value " + std::to_string(x) + ") stored as " +
+                      std::string(to_string(stored_type)) + " cannot be read as " + std::string(to_string(type)));
+          dst[k] = geblas::detail::convert_value<To>(src[k]);
+        }
+      });
+    });
+    out.values = std::move(converted);
+    out.type = type;
+    return out;
+  }
   visit_type(stored_type, [&]<class From>() {
     visit_type(type, [&]<class To>() {
       const From* src = out.values.as<From>();

@@ -11,6 +11,7 @@
 #include "geblas/io.hpp"
 #include "io/csr_assembly.hpp"
 #include "io/mm_header.hpp"
+#include "io/narrow_16bit.hpp"
 #include "io/text_numbers.hpp"
 
 namespace geblas::io::detail {
@@ -330,11 +331,31 @@ DenseStorage read_dense(const std::string& path) {
 
 }  // namespace
 
+// 16-bit types are read as float64 (duplicates combined there) and rounded once.
 geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId type, const ReadOptions& options) {
+  if (is_16bit_float(type)) {
+    SparseStorage s = read_sparse<double>(path, options);
+    const Index* ro = s.row_offsets.as<Index>();
+    const ColIndex* ci = s.col_indices.as<ColIndex>();
+    s.values = narrow_to_16bit(path, s.values, s.nvals, type, [&](Index k) {
+      const Index i = static_cast<Index>(std::upper_bound(ro, ro + s.nrows + 1, k) - ro) - 1;
+      return "entry (" + std::to_string(i + 1) + ", " + std::to_string(ci[k] + 1) + ")";
+    });
+    s.type = type;
+    return s;
+  }
   return visit_type(type, [&]<class T>() { return read_sparse<T>(path, options); });
 }
 
 geblas::detail::DenseStorage read_matrix_market_dense(const std::string& path, TypeId type) {
+  if (is_16bit_float(type)) {
+    DenseStorage d = read_dense<double>(path);  // row-major, ld = ncols
+    d.data = narrow_to_16bit(path, d.data, d.nrows * d.ncols, type, [&](Index k) {
+      return "entry (" + std::to_string(k / (d.ncols ? d.ncols : 1) + 1) + ", " + std::to_string(k % (d.ncols ? d.ncols : 1) + 1) + ")";
+    });
+    d.type = type;
+    return d;
+  }
   return visit_type(type, [&]<class T>() { return read_dense<T>(path); });
 }
 

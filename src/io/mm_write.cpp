@@ -1,6 +1,7 @@
 // Writing Matrix Market files: sparse matrices as general coordinate files, dense ones
 // as general array files, values printed with std::to_chars in the shortest form that
-// reads back to the same value. A path ending in ".gz" is gzip-compressed.
+// reads back to the same value (half / bfloat16 print their exact float value). A path
+// ending in ".gz" is gzip-compressed.
 #include <charconv>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <type_traits>
 
 #include "geblas/io.hpp"
+#include "geblas/operations/convert.hpp"
 #include "io/byte_source.hpp"
 
 namespace geblas::io::detail {
@@ -70,7 +72,7 @@ const char* field_of(bool all_true) {
 }
 
 template <class T>
-void write_sparse(const std::string& path, const SparseStorage& A) {
+void write_sparse(const std::string& path, const SparseStorage& A, std::string_view type_name) {
   const Index* ro = A.row_offsets.as<Index>();
   const ColIndex* ci = A.col_indices.as<ColIndex>();
   const T* v = A.values.as<T>();
@@ -83,7 +85,7 @@ void write_sparse(const std::string& path, const SparseStorage& A) {
   out->put("%%MatrixMarket matrix coordinate ");
   out->put(field_of<T>(all_true));
   out->put(" general\n% written by geblas (");
-  out->put(to_string(type_id<T>));
+  out->put(type_name);
   out->put(")\n");
   out->number(A.nrows);
   out->put(' ');
@@ -107,14 +109,14 @@ void write_sparse(const std::string& path, const SparseStorage& A) {
 }
 
 template <class T>
-void write_dense(const std::string& path, const DenseStorage& A) {
+void write_dense(const std::string& path, const DenseStorage& A, std::string_view type_name) {
   const T* a = A.data.as<T>();
   ByteSink sink(path);
   auto out = std::make_unique<TextOut>(sink);
   out->put("%%MatrixMarket matrix array ");
   out->put(field_of<T>(false));
   out->put(" general\n% written by geblas (");
-  out->put(to_string(type_id<T>));
+  out->put(type_name);
   out->put(")\n");
   out->number(A.nrows);
   out->put(' ');
@@ -135,13 +137,22 @@ void write_dense(const std::string& path, const DenseStorage& A) {
 void write_matrix_market(const std::string& path, const SparseStorage& A) {
   const SparseStorage host = A.device.is_cpu() ? SparseStorage{} : geblas::detail::to_device(A, Device::cpu());
   const SparseStorage& s = A.device.is_cpu() ? A : host;
-  visit_type(s.type, [&]<class T>() { write_sparse<T>(path, s); });
+  if (is_16bit_float(s.type)) {
+    // Widened to float (exact), whose shortest form reads back to the same 16-bit value.
+    write_sparse<float>(path, geblas::detail::convert(s, TypeId::float32), to_string(s.type));
+    return;
+  }
+  visit_type(s.type, [&]<class T>() { write_sparse<T>(path, s, to_string(s.type)); });
 }
 
 void write_matrix_market(const std::string& path, const DenseStorage& A) {
   const DenseStorage host = A.device.is_cpu() ? DenseStorage{} : geblas::detail::to_device(A, Device::cpu());
   const DenseStorage& s = A.device.is_cpu() ? A : host;
-  visit_type(s.type, [&]<class T>() { write_dense<T>(path, s); });
+  if (is_16bit_float(s.type)) {
+    write_dense<float>(path, geblas::detail::convert(s, TypeId::float32), to_string(s.type));
+    return;
+  }
+  visit_type(s.type, [&]<class T>() { write_dense<T>(path, s, to_string(s.type)); });
 }
 
 }  // namespace geblas::io::detail
