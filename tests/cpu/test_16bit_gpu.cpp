@@ -75,6 +75,12 @@ TEMPLATE_TEST_CASE("16-bit matrices keep their bits on the device and back", "[1
   const auto back = A.to(Device::cpu());
   CHECK(same_bits(back.values(), SparseMatrix<H>::from_tuples(300, 200, rows, cols, sv).values()));
   CHECK(same_bits(A.values(), back.values()));  // values() reads the device copy directly
+  const auto u = Vector<H>::from_tuples(9, std::vector<Index>{4, 1}, std::vector<H>{vals[0x7bff], vals[0x8001]}, {}, gpu);
+  CHECK(u.device() == gpu);
+  const auto ud = u.densified(vals[0x3c00]).to(Device::cpu()).to_std_vector();
+  CHECK(ud[4].bits == 0x7bff);
+  CHECK(ud[1].bits == 0x8001);
+  CHECK(ud[0].bits == 0x3c00);
 }
 
 TEST_CASE("convert on the device matches the host bit for bit", "[16bit][convert][gpu]") {

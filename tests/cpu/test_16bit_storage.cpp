@@ -3,6 +3,7 @@
 // combined in float and rounded once, random values are floats rounded once, and the
 // operations that do not compute on 16-bit values refuse them with NotImplemented
 // naming the type.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -146,4 +147,37 @@ TEST_CASE("operations that do not compute on 16-bit values refuse them, naming t
   // Nothing was written.
   CHECK(C.nvals() == 0);
   CHECK(Cb.nvals() == 0);
+}
+
+TEMPLATE_TEST_CASE("16-bit vectors are built, densified and converted with their exact bits", "[16bit][storage][cpu]",
+                   half, bfloat16) {
+  using H = TestType;
+  const auto vals = random_bits<H>(4, 5);
+  const std::vector<Index> idx = {7, 2, 9, 0};
+  const auto u = Vector<H>::from_tuples(10, idx, vals);
+  REQUIRE(u.nvals() == 4);
+  const auto t = u.extract_tuples();
+  const std::vector<std::size_t> by_index = {3, 1, 0, 2};  // input positions of indices 0, 2, 7, 9
+  for (std::size_t p = 0; p < t.size(); ++p) {
+    CHECK(t[p].first == idx[by_index[p]]);
+    CHECK(t[p].second.bits == vals[by_index[p]].bits);
+  }
+  const H fill = H(-1.0f);
+  const auto d = u.densified(fill).to_std_vector();
+  for (Index i = 0; i < 10; ++i) {
+    const auto it = std::find(idx.begin(), idx.end(), i);
+    CHECK(d[static_cast<std::size_t>(i)].bits ==
+          (it == idx.end() ? fill.bits : vals[static_cast<std::size_t>(it - idx.begin())].bits));
+  }
+  const auto w = Vector<H>::dense(3, H(0.5f)).to_std_vector();
+  for (const H& x : w) CHECK(x.bits == H(0.5f).bits);
+  // convert keeps the indices and rounds each value once.
+  const auto f = Vector<float>::from_tuples(10, idx, std::vector<float>{1.0f / 3, 70000.0f, -1e-9f, 2.0f});
+  const auto c = convert<H>(f).extract_tuples();
+  const auto fe = f.extract_tuples();
+  REQUIRE(c.size() == fe.size());
+  for (std::size_t p = 0; p < c.size(); ++p) {
+    CHECK(c[p].first == fe[p].first);
+    CHECK(c[p].second.bits == H(fe[p].second).bits);
+  }
 }
