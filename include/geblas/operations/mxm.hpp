@@ -2,6 +2,13 @@
 // Sparse x dense is the hot path (GE-SpMM on the GPU, row-parallel on the CPU); sparse x
 // sparse is Gustavson's method with the mask applied during the product.
 //
+// half / bfloat16 (all of C, A, B; sparse x dense only, every built-in semiring but
+// lor_land): each entry is computed in float and rounded once into C. On a GPU, with no
+// mask, no transpose and an accumulator that is none or the semiring's add, 16-bit
+// kernels read and write the 16-bit arrays directly; every other case, and every case
+// on the CPU, widens A's values, B and (if read) C to float temporaries, runs the float
+// path and rounds the result into C. docs/TYPES.md states the error bound.
+//
 // Built-in semirings run inside libgeblas.so on whichever device holds the operands.
 // A user-defined semiring runs on the CPU through templates instantiated in the caller's
 // code; on the GPU it needs code compiled by nvcc that includes <geblas/cuda.cuh>.
