@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "core/trace.hpp"
 #include "core/validate.hpp"
 #include "geblas/operations/convert.hpp"
 #include "geblas/operations/mxm.hpp"
@@ -72,7 +73,14 @@ void mxm_widened_16bit(DenseStorage& C, const SparseStorage& A, const DenseStora
   widen_mask(o.mask, wm);
   of.mask = wm.mask;
   mxm(Cf, Af, Bf, s, of);  // validates shapes and mask, runs the float kernels
+  const DispatchRecord inner = last_dispatch();
   C.data = convert(Cf, t).data;  // same shape and layout: one rounding per entry
+  // The last record names the whole call (not the final convert), with the float
+  // variant that ran and why it was widened.
+  DispatchRecord& rec = begin_dispatch(op, inner.backend.c_str());
+  rec.variant = inner.variant;
+  rec.reason = std::string(to_string(t)) + " widened to float32" + (inner.reason.empty() ? "" : "; " + inner.reason);
+  end_dispatch();
 }
 
 }  // namespace geblas::detail

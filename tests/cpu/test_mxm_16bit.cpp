@@ -84,6 +84,11 @@ TEMPLATE_TEST_CASE("16-bit sparse x dense propagates NaN and infinities and over
   CHECK(std::isnan(static_cast<float>(C.at(0, 1))));
   CHECK(std::isinf(static_cast<float>(C.at(2, 0))));
   CHECK(std::isinf(static_cast<float>(C.at(3, 0))));
+  // The record names the call and says it widened (not the conversions inside it).
+  const DispatchRecord r = last_dispatch();
+  CHECK(r.operation == "mxm(sparse x dense)");
+  CHECK(r.backend == "cpu");
+  CHECK(r.reason.find(std::string(type_traits<H>::name) + " widened to float32") != std::string::npos);
 }
 
 TEST_CASE("16-bit sparse x dense rejects mixed types and lor_land", "[mxm][16bit][cpu]") {
