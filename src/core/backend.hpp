@@ -250,8 +250,9 @@ struct Backend {
   // t is consumed (the entry may move its buffers into w).
   void (*write_vector)(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity);
 
-  // The row-window plan of the tensor-core SpMM (built and cached on first use).
-  WindowPlanInfo (*window_plan)(const SparseStorage& A);
+  // The row-window plan of the tensor-core SpMM (built and cached on first use),
+  // routed for B with n columns.
+  WindowPlanInfo (*window_plan)(const SparseStorage& A, Index n);
 };
 
 GEBLAS_API const Backend& cpu_backend();

@@ -1,5 +1,6 @@
-// The device-independent side of the tensor-core row-window SpMM: the routing
-// threshold setting, the plan query (handed to the backend that holds the matrix) and
+// The device-independent side of the tensor-core row-window SpMM: the cost model's
+// constants (thresholds per value class and band of N, the dispatcher's minimum gain)
+// and the calibration override, the plan query (handed to the backend that holds the matrix) and
 // the explicit row reordering, which runs on the host.
 #include <algorithm>
 #include <atomic>
@@ -16,38 +17,77 @@
 namespace geblas {
 namespace {
 
-// Entries per 8-rounded distinct column from which a 16-row window is sent to tensor
-// cores: the cost of one condensed column on tensor cores in units of one entry on CUDA
-// cores (both gather a row of B). Run 2 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md
-// "Hybrid tensor-core SpMM") measured that ratio for the scalar-gather kernel as the
-// time of tc_window_all per condensed column over geblas's fp32 time per entry: 2 to 3
-// on road and mesh graphs, 3.5 to 5.5 on the power-law graphs and 10 to 18 on bcsstk16
-// (whose CUDA-core time per entry is the lowest), at N = 64..512. 4 is their middle for
-// the graphs that have dense windows at all; the vector-gather kernel since then has
-// not been measured yet.
-constexpr double default_tc_window_threshold = 4.0;
+// The cost model of the tensor-core row windows (window_plan.cuh applies it), all its
+// constants in one place. A window of e entries over c condensed columns (padded to the
+// mma K) costs about tc(N) x c on tensor cores (one gathered row of B per condensed
+// column, every column of the tile computed) and cc(N) x e on CUDA cores (one gathered
+// row of B per entry); the threshold is tc(N) / cc(N), per value class and band of N.
+//
+// TF32: run 3 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md "Hybrid tensor-core
+// SpMM", vector-gather kernel), bcsstk16, the one shared graph with dense windows:
+// tc_window_all's time over its 44808 8-padded condensed columns, divided by geblas's
+// fp32 time per entry, was 9.9 at N = 64, 5.45 at 128, 5.5 at 256 and 5.0 at 512 (the
+// fixed costs of staging the A tile weigh more at small N). On the other graphs the
+// ratio was 2 to 5, but their windows hold 1 to 2 entries per column and stay on CUDA
+// cores under any of these values.
+// 16-bit (half, bfloat16): not measured yet. Both kinds of core gather half the bytes
+// per row of B, and an m16n8k16 mma covers twice the K of an m16n8k8 one, so the ratio
+// should be at most the TF32 one; the TF32 values stand until the H100 calibration
+// (bench_spmm_hybrid prints the ratio per graph and N as "calib" lines).
+struct TcModel {
+  static constexpr Index small_n = 64;  // bands: N <= small_n, N > small_n
+  static constexpr double tf32_small_n = 10.0;
+  static constexpr double tf32_large_n = 5.5;
+  static constexpr double b16_small_n = 10.0;
+  static constexpr double b16_large_n = 5.5;
+  // The dispatcher takes a tensor-core variant only for a predicted gain (the fraction of
+  // the CUDA-core time saved) of at least min_gain: run 3 measured bcsstk16 (model gain
+  // 0.15 at 5.5) 1.17x to 1.29x faster on tc_window_all at N >= 128, so 0.1 keeps a
+  // margin for the model's error. tc_window, which launches a CUDA-core kernel after
+  // the tensor-core one when both kinds of window occur, needs min_gain +
+  // mixed_launch_gain: in run 3 it took 7.5 to 8.4 us longer than tc_window_all on
+  // bcsstk16 (7 of 306 windows on CUDA cores), 0.15 to 0.4 of its fp32 time.
+  static constexpr double min_gain = 0.1;
+  static constexpr double mixed_launch_gain = 0.3;
+};
 
-std::atomic<double>& threshold_setting() {
-  static std::atomic<double> value{default_tc_window_threshold};
+std::atomic<double>& threshold_override() {
+  static std::atomic<double> value{0.0};  // 0: none, the table applies
   return value;
 }
 
 }  // namespace
 
-double tc_window_threshold() { return threshold_setting().load(std::memory_order_relaxed); }
+double tc_window_threshold(TypeId type, Index n) {
+  if (const double o = threshold_override().load(std::memory_order_relaxed); o > 0) return o;
+  const bool small = n <= TcModel::small_n;
+  switch (type) {
+    case TypeId::float32: return small ? TcModel::tf32_small_n : TcModel::tf32_large_n;
+    case TypeId::float16:
+    case TypeId::bfloat16: return small ? TcModel::b16_small_n : TcModel::b16_large_n;
+    default: break;
+  }
+  throw InvalidValue("tc_window_threshold: tensor-core windows compute float32, float16 and bfloat16, not " +
+                     std::string(to_string(type)));
+}
 
 void set_tc_window_threshold(double entries_per_column) {
   if (!(entries_per_column > 0) || !std::isfinite(entries_per_column))
     throw InvalidValue("set_tc_window_threshold: the threshold must be a positive finite number, got " +
                        std::to_string(entries_per_column));
-  threshold_setting().store(entries_per_column, std::memory_order_relaxed);
+  threshold_override().store(entries_per_column, std::memory_order_relaxed);
 }
+
+void reset_tc_window_threshold() { threshold_override().store(0.0, std::memory_order_relaxed); }
 
 namespace detail {
 
-WindowPlanInfo window_plan_info(const SparseStorage& A) {
-  return required(backend_for(A.device).window_plan, "window_plan_info", A.device)(A);
+WindowPlanInfo window_plan_info(const SparseStorage& A, Index n) {
+  if (n < 1) throw InvalidValue("window_plan_info: N (the columns of B) must be at least 1, got " + std::to_string(n));
+  return required(backend_for(A.device).window_plan, "window_plan_info", A.device)(A, n);
 }
+
+double tc_window_min_gain(bool mixed) { return TcModel::min_gain + (mixed ? TcModel::mixed_launch_gain : 0.0); }
 
 std::vector<Index> window_row_order(const SparseStorage& A) {
   const auto ro = vector_from<Index>(A.row_offsets, static_cast<std::size_t>(A.nrows + 1));

@@ -1,4 +1,5 @@
-// The tensor-core row-window SpMM (tc_window, tc_window_all; float plus_times in TF32)
+// The tensor-core row-window SpMM (tc_window, tc_window_all; float plus_times in TF32,
+// half and bfloat16 plus_times with fp32 accumulation, the second half of this file)
 // against the fp64 Eigen reference. TF32 keeps 10 mantissa bits of each input, so a
 // product term carries a relative error up to about 2^-10 and a sum of them an error up
 // to about 1e-3 of sum |A(i,k)| |B(k,j)|; every output entry is checked against that
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <zlib.h>
@@ -202,11 +204,11 @@ Case read_graph(const std::string& path, const std::string& name) {
 
 // The plan's counts recomputed on the host from the tuples: per 16-row window its
 // entries and distinct columns, routed by the documented rule (entries >= threshold x
-// distinct columns rounded up to 8).
+// distinct columns rounded up to the mma K: 8 for TF32, 16 for half and bfloat16).
 struct HostPlan {
   Index windows = 0, distinct = 0, tc_windows = 0, tc_nvals = 0, tc_columns = 0, empty = 0;
 };
-HostPlan host_plan(const Case& c, double threshold) {
+HostPlan host_plan(const Case& c, double threshold, Index k_step = 8) {
   HostPlan h;
   h.windows = (c.nrows + 15) / 16;
   std::vector<std::set<Index>> cols(static_cast<std::size_t>(h.windows));
@@ -217,7 +219,7 @@ HostPlan host_plan(const Case& c, double threshold) {
   }
   for (Index w = 0; w < h.windows; ++w) {
     const Index n = nv[static_cast<std::size_t>(w)], d = static_cast<Index>(cols[static_cast<std::size_t>(w)].size());
-    const Index padded = (d + 7) / 8 * 8;
+    const Index padded = (d + k_step - 1) / k_step * k_step;
     h.distinct += d;
     if (n == 0) ++h.empty;
     else if (static_cast<double>(n) >= threshold * static_cast<double>(padded)) {
@@ -251,7 +253,7 @@ TEST_CASE("tc_window: windows of every kind match fp64 within the TF32 bound", "
   for (const auto& k : kinds) {
     const Case c = windows_case(k.kinds, k.nrows, k.ncols, ++seed);
     const SparseMatrix<float> dA = on_gpu(c);
-    const WindowPlanInfo info = window_plan_info(dA);
+    const WindowPlanInfo info = window_plan_info(dA, 128);
     INFO(c.what << ": windows " << info.windows << ", tensor-core " << info.tensor_core_windows << ", cuda-core "
                 << info.cuda_core_windows << ", empty " << info.empty_windows);
     CHECK(info.windows == (k.nrows + 15) / 16);
@@ -282,22 +284,51 @@ TEST_CASE("tc_window: layouts, accumulation and the dispatcher with allow_tf32",
       check_product(c, dA, n, ++seed, {v, true, Layout::row_major, Layout::row_major});
       check_product(c, dA, n, ++seed, {v, true, Layout::col_major, Layout::col_major});
     }
-  // The dispatcher takes tc_window for this matrix when TF32 is allowed: most of its
-  // entries lie in dense windows.
-  check_product(c, dA, 64, ++seed, {""});
-  CHECK(last_dispatch().variant == "tc_window");
+}
+
+// Windows whose 16 rows all hold the same `width` columns: entries per padded column
+// near 16, far above every threshold of the cost model.
+Case full_windows_case(Index windows, Index width, Index ncols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.nrows = windows * 16;
+  c.ncols = ncols;
+  c.what = "full windows width=" + std::to_string(width) + " seed=" + std::to_string(seed);
+  for (Index w = 0; w < windows; ++w) {
+    std::set<Index> pool;
+    while (static_cast<Index>(pool.size()) < width) pool.insert(static_cast<Index>(rng() % ncols));
+    for (Index i = w * 16; i < w * 16 + 16; ++i)
+      for (Index j : pool) c.tuples.push_back({i, j, random_value(rng)});
+  }
+  return c;
+}
+
+TEST_CASE("tc_window: with allow_tf32 the dispatcher takes tensor cores for full windows", "[hybrid][gpu]") {
+  const Case c = full_windows_case(12, 32, 900, 501);
+  const SparseMatrix<float> dA = on_gpu(c);
+  const WindowPlanInfo info = window_plan_info(dA, 128);
+  INFO("predicted gain " << info.predicted_gain << " at threshold " << info.threshold);
+  CHECK(info.tensor_core_windows == 12);
+  CHECK(info.predicted_gain > 0.5);  // 1 - threshold / 16 for every threshold of the model
+  check_product(c, dA, 128, 502, {""});
+  INFO(last_dispatch().reason);
+  CHECK(last_dispatch().variant.rfind("tc_window", 0) == 0);
 }
 
 TEST_CASE("tc_window: repeated calls reuse the cached plan; a copy builds its own", "[hybrid][gpu]") {
   const Case c = windows_case("ds", 100, 90, 7);
   SparseMatrix<float> dA = on_gpu(c);
-  const WindowPlanInfo first = window_plan_info(dA);
+  const WindowPlanInfo first = window_plan_info(dA, 40);
   CHECK_FALSE(first.cached);
   CHECK(first.build_ms >= 0);
   for (int rep = 0; rep < 3; ++rep) check_product(c, dA, 40, 70 + static_cast<std::uint64_t>(rep), {"tc_window"});
-  CHECK(window_plan_info(dA).cached);
+  CHECK(window_plan_info(dA, 40).cached);
+  // The routing is per threshold: an N whose band has another threshold builds its own.
+  if (tc_window_threshold(TypeId::float32, 200) != tc_window_threshold(TypeId::float32, 40))
+    CHECK_FALSE(window_plan_info(dA, 200).cached);
+  CHECK(window_plan_info(dA, 200).cached);
   const SparseMatrix<float> copy = dA;
-  CHECK_FALSE(window_plan_info(copy).cached);
+  CHECK_FALSE(window_plan_info(copy, 40).cached);
   check_product(c, copy, 40, 80, {"tc_window"});
 }
 
@@ -328,7 +359,7 @@ TEST_CASE("tc_window: refused without allow_tf32, for other types and other semi
 TEST_CASE("tc_window: with allow_tf32 the dispatcher keeps sparse matrices on CUDA cores", "[hybrid][gpu]") {
   const Case c = windows_case("s", 320, 5000, 31);
   const SparseMatrix<float> dA = on_gpu(c);
-  CHECK(window_plan_info(dA).tensor_core_windows == 0);
+  CHECK(window_plan_info(dA, 64).tensor_core_windows == 0);
   check_product(c, dA, 64, 32, {""});
   INFO(last_dispatch().reason);
   CHECK(last_dispatch().variant.rfind("tc_", 0) != 0);
@@ -396,6 +427,225 @@ TEST_CASE("tc_window: real graphs match fp64 within the TF32 bound", "[hybrid][g
   }
   if (found == 0) {
     std::printf("SKIPPED (real graphs): none of the graphs is in %s\n", test::data_dir().string().c_str());
+    SUCCEED("no data");
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// half and bfloat16 (mma m16n8k16, fp32 accumulation, C rounded once). The inputs are
+// rounded to the 16-bit type first and the fp64 Eigen reference runs on those rounded
+// values, so the only errors are the fp32 sums and the final rounding:
+//   |c - ref| <= u |ref| + (1 + u) (terms + 1) 2^-22 S + 2^-24
+// with u the type's unit roundoff (2^-11 half, 2^-8 bfloat16), S = sum |a||b| (+ |C0|
+// when accumulating) and `terms` the row's entries (+ 1 when accumulating). 2^-22 per
+// term is twice fp32's worst case with a margin for the tensor cores' accumulation
+// (products exact, sums rounded toward zero), 2^-24 covers half's subnormal spacing. A
+// lost entry, a wrong condensed column or a second rounding of a split row each exceed
+// it on most outputs. No allow_tf32 is set: 16-bit inputs need none.
+namespace {
+
+template <class H>
+constexpr double unit_roundoff = std::is_same_v<H, half> ? 0x1p-11 : 0x1p-8;
+
+template <class H>
+Case rounded_to(const Case& c) {
+  Case r = c;
+  for (auto& t : r.tuples) t.value = static_cast<float>(H(t.value));
+  r.what += std::is_same_v<H, half> ? " type=half" : " type=bfloat16";
+  return r;
+}
+
+template <class H>
+DenseD rounded_dense(DenseD D) {
+  for (Index i = 0; i < D.rows(); ++i)
+    for (Index j = 0; j < D.cols(); ++j) D(i, j) = static_cast<float>(H(static_cast<float>(D(i, j))));
+  return D;
+}
+
+template <class H>
+DenseMatrix<H> to_device_dense16(const DenseD& D, Layout layout) {
+  std::vector<H> v(static_cast<std::size_t>(D.size()));
+  for (Index i = 0; i < D.rows(); ++i)
+    for (Index j = 0; j < D.cols(); ++j)
+      v[static_cast<std::size_t>(layout == Layout::row_major ? i * D.cols() + j : j * D.rows() + i)] =
+          H(static_cast<float>(D(i, j)));
+  auto M = layout == Layout::row_major ? DenseMatrix<H>::from_row_major(D.rows(), D.cols(), v)
+                                       : DenseMatrix<H>::from_col_major(D.rows(), D.cols(), v);
+  return M.to(Device::cuda(0));
+}
+
+// `c` already rounded to H (rounded_to<H>).
+template <class H>
+SparseMatrix<H> on_gpu16(const Case& c) {
+  std::vector<Tuple<H>> t;
+  t.reserve(c.tuples.size());
+  for (const auto& x : c.tuples) t.push_back({x.row, x.col, H(x.value)});
+  return SparseMatrix<H>::from_tuples(c.nrows, c.ncols, t).to(Device::cuda(0));
+}
+
+template <class H>
+void check_product16(const Case& c, const SparseMatrix<H>& dA, Index n, std::uint64_t seed, const Run& run) {
+  const SparseD E = eigen_of(c, false), Eabs = eigen_of(c, true);
+  const DenseD B = rounded_dense<H>(random_b(c.ncols, n, seed));
+  DenseD want = E * B;
+  DenseD bound = Eabs * B.cwiseAbs();
+  const DenseD C0 = rounded_dense<H>(random_b(c.nrows, n, seed + 7));
+  if (run.accumulate) {
+    want += C0;
+    bound += C0.cwiseAbs();
+  }
+  DenseMatrix<H> C = to_device_dense16<H>(run.accumulate ? C0 : DenseD::Constant(c.nrows, n, -1234.5), run.lc);
+  const DenseMatrix<H> dB = to_device_dense16<H>(B, run.lb);
+  Options o;
+  o.variant = run.variant;
+  if (run.accumulate) o.accum = binop::plus<H>{};
+  mxm(C, dA, dB, semiring::plus_times<H>{}, o);
+  INFO(c.what << " n=" << n << " variant=" << (run.variant.empty() ? "auto:" + last_dispatch().variant : run.variant)
+              << " accumulate=" << run.accumulate << " layout B/C=" << (run.lb == Layout::row_major ? "row" : "col")
+              << "/" << (run.lc == Layout::row_major ? "row" : "col") << " seed=" << seed);
+  const std::vector<H> got = C.to(Device::cpu()).to_row_major();
+  std::vector<Index> terms(static_cast<std::size_t>(c.nrows), run.accumulate ? 1 : 0);
+  for (const auto& t : c.tuples) ++terms[static_cast<std::size_t>(t.row)];
+  const double u = unit_roundoff<H>;
+  std::ostringstream msg;
+  Index bad = 0;
+  bool any_nonzero = false;
+  for (Index i = 0; i < c.nrows; ++i)
+    for (Index j = 0; j < n; ++j) {
+      const double g = static_cast<float>(got[static_cast<std::size_t>(i * n + j)]);
+      any_nonzero = any_nonzero || g != 0;
+      const double tol = u * std::abs(want(i, j)) +
+                         (1 + u) * static_cast<double>(terms[static_cast<std::size_t>(i)] + 1) * 0x1p-22 * bound(i, j) +
+                         0x1p-24;
+      if (!(std::abs(g - want(i, j)) <= tol)) {
+        if (bad < 5) msg << " (" << i << "," << j << "): got " << g << " want " << want(i, j) << " tol " << tol << ";";
+        ++bad;
+      }
+    }
+  if (bad) msg << " " << bad << " of " << want.size() << " entries out of bound";
+  if (!any_nonzero && want.size() > 0 && want.cwiseAbs().maxCoeff() > 0) msg << " output is all zeros";
+  CHECK(msg.str() == "");
+}
+
+const std::vector<Index> n_sweep16 = {1, 5, 8, 13, 32, 40, 64, 72, 129, 256, 512};
+
+template <class H>
+void every_kind_16bit() {
+  struct Kind {
+    std::string kinds;
+    Index nrows, ncols;
+    bool expect_tc, expect_cc, expect_empty;
+  };
+  const std::vector<Kind> kinds = {
+      {"d", 160, 300, true, false, false},            // all dense
+      {"s", 160, 300, false, true, false},            // all sparse
+      {"ds", 200, 300, true, true, false},            // mixed, partial last window (200 = 12 * 16 + 8)
+      {"dse", 16 * 9 + 3, 300, true, true, true},     // mixed with empty windows, last window of 3 rows
+      {"e", 37, 300, false, false, true},             // nothing at all
+      {"wshd", 16 * 6 + 9, 2000, true, true, false},  // wide windows (600 > 256 columns: segments), hub rows
+  };
+  std::uint64_t seed = std::is_same_v<H, half> ? 1100 : 2100;
+  for (const auto& k : kinds) {
+    const Case c = rounded_to<H>(windows_case(k.kinds, k.nrows, k.ncols, ++seed));
+    const SparseMatrix<H> dA = on_gpu16<H>(c);
+    const WindowPlanInfo info = window_plan_info(dA, 128);
+    INFO(c.what << ": windows " << info.windows << ", tensor-core " << info.tensor_core_windows << ", cuda-core "
+                << info.cuda_core_windows << ", empty " << info.empty_windows);
+    CHECK(info.k_step == 16);
+    CHECK(info.windows == (k.nrows + 15) / 16);
+    CHECK((info.tensor_core_windows > 0) == k.expect_tc);
+    CHECK((info.cuda_core_windows > 0) == k.expect_cc);
+    CHECK((info.empty_windows > 0) == k.expect_empty);
+    const HostPlan h = host_plan(c, info.threshold, 16);
+    CHECK(info.distinct_columns == h.distinct);
+    CHECK(info.tensor_core_windows == h.tc_windows);
+    CHECK(info.tensor_core_nvals == h.tc_nvals);
+    CHECK(info.tensor_core_columns == h.tc_columns);
+    for (Index n : n_sweep16) {
+      check_product16<H>(c, dA, n, ++seed, {"tc_window"});
+      check_product16<H>(c, dA, n, ++seed, {"tc_window_all"});
+    }
+  }
+}
+
+template <class H>
+void layouts_16bit() {
+  std::uint64_t seed = std::is_same_v<H, half> ? 3100 : 4100;
+  const Case c = rounded_to<H>(windows_case("dswhe", 16 * 11 + 5, 1000, seed));
+  const SparseMatrix<H> dA = on_gpu16<H>(c);
+  for (const char* v : {"tc_window", "tc_window_all"})
+    for (Index n : {Index{7}, Index{64}, Index{136}}) {
+      check_product16<H>(c, dA, n, ++seed, {v, false, Layout::col_major, Layout::row_major});
+      check_product16<H>(c, dA, n, ++seed, {v, false, Layout::row_major, Layout::col_major});
+      check_product16<H>(c, dA, n, ++seed, {v, true, Layout::row_major, Layout::row_major});
+      check_product16<H>(c, dA, n, ++seed, {v, true, Layout::col_major, Layout::col_major});
+    }
+}
+
+template <class H>
+void dispatcher_16bit() {
+  // Full windows: the cost model predicts a large gain, and 16-bit plus_times takes
+  // tensor cores without allow_tf32.
+  const Case full = rounded_to<H>(full_windows_case(12, 32, 900, 601));
+  const SparseMatrix<H> dF = on_gpu16<H>(full);
+  CHECK(window_plan_info(dF, 128).predicted_gain > 0.5);
+  check_product16<H>(full, dF, 128, 602, {""});
+  INFO(last_dispatch().reason);
+  CHECK(last_dispatch().variant.rfind("tc_window", 0) == 0);
+  // Other semirings never run on tensor cores.
+  auto B = to_device_dense16<H>(DenseD::Constant(900, 16, 0.5), Layout::row_major);
+  DenseMatrix<H> C(12 * 16, 16, Device::cuda(0));
+  for (const char* v : {"tc_window", "tc_window_all"})
+    CHECK_THROWS_AS(mxm(C, dF, B, semiring::max_times<H>{}, {.variant = v}), InvalidValue);
+}
+
+}  // namespace
+
+TEST_CASE("tc_window half: windows of every kind, N = 1..512, match fp64 within the stated bound",
+          "[hybrid][gpu][16bit][sanitize]") {
+  every_kind_16bit<half>();
+}
+
+TEST_CASE("tc_window bfloat16: windows of every kind, N = 1..512, match fp64 within the stated bound",
+          "[hybrid][gpu][16bit][sanitize]") {
+  every_kind_16bit<bfloat16>();
+}
+
+TEST_CASE("tc_window 16-bit: layouts, odd N, accumulation into split rows", "[hybrid][gpu][16bit][sanitize]") {
+  layouts_16bit<half>();
+  layouts_16bit<bfloat16>();
+}
+
+TEST_CASE("tc_window 16-bit: the dispatcher takes tensor cores for full windows, never for other semirings",
+          "[hybrid][gpu][16bit][sanitize]") {
+  dispatcher_16bit<half>();
+  dispatcher_16bit<bfloat16>();
+}
+
+TEST_CASE("tc_window 16-bit: real graphs (their structure, random 16-bit values) match fp64", "[hybrid][gpu][16bit]") {
+  const std::vector<std::string> graphs = {"bcsstk16.mtx.gz", "ca-CondMat.mtx.gz", "email-Enron.mtx.gz"};
+  int found = 0;
+  std::uint64_t seed = 5100;
+  for (const auto& name : graphs) {
+    const std::string path = test::data_file(name);
+    if (path.empty()) continue;
+    ++found;
+    Case c = read_graph(path, name + " (16-bit real graphs)");
+    // Random values in [-1, 1]: the graphs' own values (bcsstk16's reach 1e9) overflow half.
+    std::mt19937_64 rng(seed);
+    for (auto& t : c.tuples) t.value = random_value(rng);
+    const Case ch = rounded_to<half>(c), cb = rounded_to<bfloat16>(c);
+    const SparseMatrix<half> dh = on_gpu16<half>(ch);
+    const SparseMatrix<bfloat16> db = on_gpu16<bfloat16>(cb);
+    for (Index n : {Index{64}, Index{128}}) {
+      check_product16<half>(ch, dh, n, ++seed, {"tc_window"});
+      check_product16<half>(ch, dh, n, ++seed, {"tc_window_all"});
+      check_product16<bfloat16>(cb, db, n, ++seed, {"tc_window"});
+      check_product16<bfloat16>(cb, db, n, ++seed, {"tc_window_all"});
+    }
+  }
+  if (found == 0) {
+    std::printf("SKIPPED (16-bit real graphs): none of the graphs is in %s\n", test::data_dir().string().c_str());
     SUCCEED("no data");
   }
 }

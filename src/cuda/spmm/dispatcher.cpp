@@ -56,17 +56,9 @@ struct DispatchPolicy {
   static constexpr double dense_mean_row = 20;
   static constexpr Index many_rows = 20000;
   static constexpr double sparse_mean_row = 8;
-  // With allow_tf32: tc_window only when the window cost model predicts it to save at
-  // least this fraction of the CUDA-core work (tc_window_forecast); below it the
-  // CUDA-core choice above stands. Run 2 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md
-  // "Hybrid tensor-core SpMM"): tc_window and tc_window_all lost to the CUDA-core path
-  // on every shared graph (1.3x to 6x slower), bcsstk16 too (all its entries in
-  // tensor-core windows, 1.6x to 2.8x slower), where the rule of the time (60% of the
-  // entries in tensor-core windows) took tc_window. With the threshold of 4 no shared
-  // graph predicts a gain of 0.5 (bcsstk16 0.38, the others at most 0.05), so the
-  // choice stays on CUDA cores until a tensor-core kernel is measured faster; a matrix
-  // made of nearly full windows (gain up to 1 - 4/16) still takes tc_window.
-  static constexpr double tc_min_gain = 0.5;
+  // Tensor-core windows (float with allow_tf32; half and bfloat16 plus_times always):
+  // the variant the window cost model picks for the type and N (tc_window_forecast; its
+  // constants and their sources are in src/core/tensor_cores.cpp), else the rules above.
 };
 
 
@@ -98,16 +90,20 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
     return row_split_variant();
   }
   std::string tf32_note;
-  if (p.allow_tf32 && tc_window_variant().can_implement(p, nullptr)) {
-    const TcWindowForecast f = tc_window_forecast(*p.matrix);
-    if (f.gain >= DispatchPolicy::tc_min_gain) {
-      std::snprintf(buf, sizeof buf, "N=%lld, allow_tf32, %.0f%% of entries in tensor-core windows, predicted gain %.0f%%",
-                    static_cast<long long>(p.n), 100 * f.share, 100 * f.gain);
+  if (tc_window_variant().can_implement(p, nullptr)) {
+    const TcWindowForecast f = tc_window_forecast(*p.matrix, p.type, p.n);
+    if (f.choice) {
+      std::snprintf(buf, sizeof buf,
+                    "N=%lld, %s, %.0f%% of entries in tensor-core windows, predicted gain %.0f%% (all windows %.0f%%)",
+                    static_cast<long long>(p.n), p.type == TypeId::float32 ? "allow_tf32" : "16-bit plus_times",
+                    100 * f.share, 100 * f.gain, 100 * f.gain_all);
       reason = buf;
-      return tc_window_variant();
+      return *f.choice;
     }
-    std::snprintf(buf, sizeof buf, "allow_tf32 but tensor-core windows (%.0f%% of entries) predict a gain of %.0f%% < %.0f%%; ",
-                  100 * f.share, 100 * f.gain, 100 * DispatchPolicy::tc_min_gain);
+    std::snprintf(buf, sizeof buf,
+                  "tensor-core windows (%.0f%% of entries at threshold %.1f) predict gains of %.0f%% (all windows %.0f%%), "
+                  "below the model's minimum; ",
+                  100 * f.share, f.threshold, 100 * f.gain, 100 * f.gain_all);
     tf32_note = buf;
   }
   using P = DispatchPolicy;

@@ -1,5 +1,6 @@
-// The tensor-core row-window SpMM (variants tc_window and tc_window_all, float
-// plus_times in TF32). A block takes one 16-row window (or one 256-column segment of a
+// The tensor-core row-window SpMM (variants tc_window and tc_window_all): the float
+// plus_times kernels in TF32, the variants' checks, forecast and entry (the half and
+// bfloat16 kernels are in tc_window_16bit.cu). A block takes one 16-row window (or one 256-column segment of a
 // wide one) and up to 128 columns of C: it stages the segment's entries once as a dense
 // 16 x 256 TF32 tile in shared memory (all threads, coalesced), gathers the matching
 // rows of B straight into mma fragments (several k-steps of gathers in flight) and runs
@@ -277,36 +278,66 @@ unsigned blocks(Index n, Index per) { return static_cast<unsigned>((n + per - 1)
 
 std::string tc_window_unsupported(TypeId type, SemiringId semiring, bool allow_tf32, const SparseStorage& A,
                                   Index n) {
-  if (type != TypeId::float32) return "computes float only (the operands are " + std::string(to_string(type)) + ")";
+  const bool b16 = is_16bit_float(type);
+  if (type != TypeId::float32 && !b16)
+    return "computes float32, float16 and bfloat16 only (the operands are " + std::string(to_string(type)) + ")";
   if (semiring != SemiringId::plus_times)
     return std::string("computes plus_times only (tensor cores multiply and add), not ") + to_string(semiring);
-  if (!allow_tf32) return "runs float on TF32 tensor cores; set Options::allow_tf32 = true to allow that";
+  if (!b16 && !allow_tf32) return "runs float on TF32 tensor cores; set Options::allow_tf32 = true to allow that";
   if (!A.device.is_cuda()) return "runs on CUDA devices only";
   if (A.nvals >= (Index{1} << 31) - 1) return "indexes entries with int32 (A has " + std::to_string(A.nvals) + ")";
   if (n > Index{65535} * 32) return "supports at most 2097120 columns of B";
   return {};
 }
 
-TcWindowForecast tc_window_forecast(const SparseStorage& A) {
+namespace {
+
+double routing_threshold(const spmm::SpmmProblem& p, WindowRouting routing) {
+  // tc_window_all is the routing with threshold 0: every window with entries on tensor cores.
+  return routing == WindowRouting::all_tensor_cores ? 0.0 : tc_window_threshold(p.type, p.n);
+}
+
+}  // namespace
+
+TcWindowForecast tc_window_forecast(const SparseStorage& A, TypeId type, Index n) {
   TcWindowForecast f;
   if (A.nvals == 0) return f;
+  f.threshold = tc_window_threshold(type, n);
+  const int k = tc_k_step(type);
   auto plan = cached_window_plan(A);
-  auto route = cached_window_route(A, *plan, tc_window_threshold());
+  auto route = cached_window_route(A, *plan, f.threshold, k);
+  auto all = cached_window_route(A, *plan, 0.0, k);
   const double nvals = static_cast<double>(A.nvals);
   f.share = static_cast<double>(route->tc_nvals) / nvals;
   // Each tensor-core window saves its entries' gathers and pays `threshold` gathers per
   // condensed column (the cost model of window_plan.cuh).
-  f.gain = (static_cast<double>(route->tc_nvals) - route->threshold * static_cast<double>(route->tc_columns)) / nvals;
+  f.gain = (static_cast<double>(route->tc_nvals) - f.threshold * static_cast<double>(route->tc_columns)) / nvals;
+  f.gain_all = (static_cast<double>(all->tc_nvals) - f.threshold * static_cast<double>(all->tc_columns)) / nvals;
+  f.mixed = route->tc_items > 0 && route->cc_items > 0;
+  const double routed_score = f.gain - (detail::tc_window_min_gain(f.mixed) - detail::tc_window_min_gain(false));
+  const double best = std::max(routed_score, f.gain_all);
+  if (best >= detail::tc_window_min_gain(false))
+    f.choice = f.gain_all >= routed_score ? &spmm::tc_window_all_variant() : &spmm::tc_window_variant();
   return f;
 }
 
-void tc_window_run(const spmm::SpmmProblem& p, WindowRouting routing, cudaStream_t s) {
+std::size_t tc_window_workspace(const spmm::SpmmProblem& p, WindowRouting routing) {
+  if (!is_16bit_float(p.type) || p.n == 0 || !p.matrix || p.matrix->nrows == 0) return 0;
+  const SparseStorage& A = *p.matrix;
+  auto plan = cached_window_plan(A);
+  auto route = cached_window_route(A, *plan, routing_threshold(p, routing), tc_k_step(p.type));
+  return sizeof(float) * static_cast<std::size_t>(route->zero_rows) * static_cast<std::size_t>(p.n);
+}
+
+void tc_window_run(const spmm::SpmmProblem& p, WindowRouting routing, void* workspace, cudaStream_t s) {
   const SparseStorage& A = *p.matrix;
   if (p.n == 0 || A.nrows == 0) return;
   auto plan = cached_window_plan(A);
-  // tc_window_all is the routing with threshold 0: every window with entries on tensor cores.
-  const double threshold = routing == WindowRouting::all_tensor_cores ? 0.0 : tc_window_threshold();
-  auto route = cached_window_route(A, *plan, threshold);
+  auto route = cached_window_route(A, *plan, routing_threshold(p, routing), tc_k_step(p.type));
+  if (is_16bit_float(p.type)) {
+    tc_window_run_16bit(p, *plan, *route, workspace, s);
+    return;
+  }
 
   Operands op{};
   op.ro = A.row_offsets.as<Index>();

@@ -1,7 +1,8 @@
 // The tensor-core row-window variants in the CUDA SpMM registry: tc_window (windows
 // routed by the cost model) and tc_window_all (every window on tensor cores). They
-// compute float plus_times in TF32, so they run only when the caller allowed TF32
-// (Options::allow_tf32); the registry lists them apart from the exact variants.
+// compute plus_times: float in TF32, only when the caller allowed TF32
+// (Options::allow_tf32), so the registry lists them apart from the exact variants; half
+// and bfloat16 with fp32 accumulation (no setting needed).
 #include <string>
 
 #include "cuda/spmm/problem.hpp"
@@ -19,22 +20,23 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return false;
 }
 
-std::size_t no_workspace(const SpmmProblem&) { return 0; }
+std::size_t routed_workspace(const SpmmProblem& p) { return tc_window_workspace(p, WindowRouting::cost_model); }
+std::size_t all_workspace(const SpmmProblem& p) { return tc_window_workspace(p, WindowRouting::all_tensor_cores); }
 
-void run_routed(const SpmmProblem& p, void*, cudaStream_t s) { tc_window_run(p, WindowRouting::cost_model, s); }
-void run_all(const SpmmProblem& p, void*, cudaStream_t s) { tc_window_run(p, WindowRouting::all_tensor_cores, s); }
+void run_routed(const SpmmProblem& p, void* ws, cudaStream_t s) { tc_window_run(p, WindowRouting::cost_model, ws, s); }
+void run_all(const SpmmProblem& p, void* ws, cudaStream_t s) { tc_window_run(p, WindowRouting::all_tensor_cores, ws, s); }
 
 }  // namespace
 
 const SpmmVariant& tc_window_variant() {
-  static const SpmmVariant v{"tc_window", "16-row windows: dense ones on TF32 tensor cores, the rest on CUDA cores",
-                             can_implement, no_workspace, run_routed};
+  static const SpmmVariant v{"tc_window", "16-row windows: dense ones on tensor cores (TF32, fp16, bf16), the rest on CUDA cores",
+                             can_implement, routed_workspace, run_routed};
   return v;
 }
 
 const SpmmVariant& tc_window_all_variant() {
-  static const SpmmVariant v{"tc_window_all", "every 16-row window on TF32 tensor cores", can_implement,
-                             no_workspace, run_all};
+  static const SpmmVariant v{"tc_window_all", "every 16-row window on tensor cores (TF32, fp16, bf16)",
+                             can_implement, all_workspace, run_all};
   return v;
 }
 

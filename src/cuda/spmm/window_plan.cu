@@ -111,7 +111,7 @@ struct AddCounts {
 
 // Per window: its kind and how many work items and zeroed rows it gives.
 __global__ void route_counts(const Index* ro, Index nrows, Index windows, const int* wco, double threshold,
-                             RouteCounts* counts) {
+                             int k_step, RouteCounts* counts) {
   const Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w > windows) return;
   RouteCounts k{};
@@ -120,14 +120,14 @@ __global__ void route_counts(const Index* ro, Index nrows, Index windows, const 
     const Index last = first + W < nrows ? first + W : nrows;
     const Index nvals = ro[last] - ro[first];
     const int ncols = wco[w + 1] - wco[w];
-    const bool tc = threshold <= 0 ? nvals > 0 : window_goes_to_tensor_cores(static_cast<int>(nvals), ncols, threshold);
+    const bool tc = threshold <= 0 ? nvals > 0 : window_goes_to_tensor_cores(static_cast<int>(nvals), ncols, threshold, k_step);
     if (tc) {
       const int segments = ceil_div(ncols, WindowPolicy::segment_columns);
       k.tc_items = segments;
       k.zero_rows = segments > 1 ? static_cast<int>(last - first) : 0;
       k.tc_windows = 1;
       k.tc_nvals = nvals;
-      k.tc_columns = (ncols + WindowPolicy::k_step - 1) / WindowPolicy::k_step * WindowPolicy::k_step;
+      k.tc_columns = (ncols + k_step - 1) / k_step * k_step;
     } else {
       for (Index r = first; r < last; ++r) {
         const int pieces = ceil_div(ro[r + 1] - ro[r], WindowPolicy::piece_entries);
@@ -142,7 +142,7 @@ __global__ void route_counts(const Index* ro, Index nrows, Index windows, const 
 }
 
 __global__ void route_lists(const Index* ro, Index nrows, Index windows, const RouteCounts* counts,
-                            const RouteCounts* pos, int2* tc_list, int2* cc_list, int* zero_list) {
+                            const RouteCounts* pos, int2* tc_list, int2* cc_list, int* zero_list, int* row_slot) {
   const Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w >= windows) return;
   const Index first = w * W;
@@ -151,13 +151,19 @@ __global__ void route_lists(const Index* ro, Index nrows, Index windows, const R
   if (k.tc_windows) {
     for (int s = 0; s < k.tc_items; ++s) tc_list[at.tc_items + s] = make_int2(static_cast<int>(w), s);
     if (k.tc_items > 1)
-      for (Index r = first; r < last; ++r) zero_list[at.zero_rows + (r - first)] = static_cast<int>(r);
+      for (Index r = first; r < last; ++r) {
+        zero_list[at.zero_rows + (r - first)] = static_cast<int>(r);
+        row_slot[r] = at.zero_rows + static_cast<int>(r - first);
+      }
   } else {
     int c = at.cc_items, z = at.zero_rows;
     for (Index r = first; r < last; ++r) {
       const int pieces = ceil_div(ro[r + 1] - ro[r], WindowPolicy::piece_entries);
       for (int p = 0; p < (pieces > 1 ? pieces : 1); ++p) cc_list[c++] = make_int2(static_cast<int>(r), p);
-      if (pieces > 1) zero_list[z++] = static_cast<int>(r);
+      if (pieces > 1) {
+        row_slot[r] = z;
+        zero_list[z++] = static_cast<int>(r);
+      }
     }
   }
 }
@@ -217,7 +223,7 @@ WindowPlan build_plan(const SparseStorage& A) {
   return p;
 }
 
-WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double threshold) {
+WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double threshold, int k_step) {
   const auto t0 = std::chrono::steady_clock::now();
   const int ordinal = A.device.ordinal();
   DeviceGuard guard(ordinal);
@@ -226,6 +232,7 @@ WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double t
   const Index* ro = A.row_offsets.as<Index>();
   WindowRoute r;
   r.threshold = threshold;
+  r.k_step = k_step;
   const std::size_t slots = static_cast<std::size_t>(windows + 1);
   RawBuffer counts = device_buffer(A.device, sizeof(RouteCounts) * slots);
   RawBuffer pos = device_buffer(A.device, sizeof(RouteCounts) * slots);
@@ -237,8 +244,10 @@ WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double t
   r.tc_item_list = device_buffer(A.device, sizeof(int2) * static_cast<std::size_t>(tc_bound));
   r.cc_item_list = device_buffer(A.device, sizeof(int2) * static_cast<std::size_t>(cc_bound));
   r.zero_row_list = device_buffer(A.device, sizeof(int) * static_cast<std::size_t>(A.nrows));
+  r.row_slot = device_buffer(A.device, sizeof(int) * static_cast<std::size_t>(A.nrows));
+  GEBLAS_CUDA_CHECK(cudaMemsetAsync(r.row_slot.data(), 0xff, sizeof(int) * static_cast<std::size_t>(A.nrows), s));
   route_counts<<<grid_for(windows + 1), block, 0, s>>>(ro, A.nrows, windows, plan.window_col_offsets.as<int>(),
-                                                       threshold, counts.as<RouteCounts>());
+                                                       threshold, k_step, counts.as<RouteCounts>());
   GEBLAS_CUDA_CHECK_LAUNCH();
   std::size_t scan_bytes = 0;
   const int count = static_cast<int>(windows + 1);
@@ -250,7 +259,8 @@ WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double t
   if (windows > 0) {
     route_lists<<<grid_for(windows), block, 0, s>>>(ro, A.nrows, windows, counts.as<RouteCounts>(),
                                                     pos.as<RouteCounts>(), r.tc_item_list.as<int2>(),
-                                                    r.cc_item_list.as<int2>(), r.zero_row_list.as<int>());
+                                                    r.cc_item_list.as<int2>(), r.zero_row_list.as<int>(),
+                                                    r.row_slot.as<int>());
     GEBLAS_CUDA_CHECK_LAUNCH();
   }
   RouteCounts total{};
@@ -282,30 +292,37 @@ std::shared_ptr<const WindowPlan> cached_window_plan(const SparseStorage& A, boo
 }
 
 std::shared_ptr<const WindowRoute> cached_window_route(const SparseStorage& A, const WindowPlan& plan,
-                                                       double threshold, bool* was_cached) {
+                                                       double threshold, int k_step, bool* was_cached) {
   char key[64];
-  std::snprintf(key, sizeof(key), "tc_window_route/%a", threshold);
+  std::snprintf(key, sizeof(key), "tc_window_route/%a/k%d", threshold, k_step);
   bool built = false;
   auto r = derived<WindowRoute>(A, key, [&] {
     built = true;
-    return build_route(A, plan, threshold);
+    return build_route(A, plan, threshold, k_step);
   });
   if (was_cached) *was_cached = !built;
   return r;
 }
 
-WindowPlanInfo window_plan_info(const SparseStorage& A) {
+WindowPlanInfo window_plan_info(const SparseStorage& A, Index n) {
   bool plan_cached = false, route_cached = false;
+  const double threshold = tc_window_threshold(A.type, n);  // throws for types without tensor-core windows
   auto plan = cached_window_plan(A, &plan_cached);
-  auto route = cached_window_route(A, *plan, tc_window_threshold(), &route_cached);
+  auto route = cached_window_route(A, *plan, threshold, tc_k_step(A.type), &route_cached);
   WindowPlanInfo info;
   info.windows = plan->windows;
   info.tensor_core_windows = route->tc_windows;
   info.cuda_core_windows = route->cc_windows;
   info.empty_windows = route->empty_windows;
   info.tensor_core_nvals = route->tc_nvals;
+  info.tensor_core_columns = route->tc_columns;
   info.distinct_columns = plan->distinct_columns;
+  info.k_step = route->k_step;
   info.threshold = route->threshold;
+  info.predicted_gain = A.nvals == 0 ? 0.0
+                                     : (static_cast<double>(route->tc_nvals) -
+                                        route->threshold * static_cast<double>(route->tc_columns)) /
+                                           static_cast<double>(A.nvals);
   info.build_ms = plan->build_ms + route->build_ms;
   info.cached = plan_cached && route_cached;
   return info;
