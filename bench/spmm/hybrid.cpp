@@ -1,17 +1,36 @@
-// bench_spmm_hybrid: the tensor-core row-window SpMM (tc_window, forced and chosen by
-// the dispatcher with allow_tf32; tc_window_all, every window on tensor cores) against
-// geblas's fp32 CUDA-core path and the best cuSPARSE algorithm, on the shared graphs,
-// plus the window plan's build time. Every output is checked against cuSPARSE's fp32
-// result within the TF32 bound (2e-3 of |A| |B|, computed by cuSPARSE as well); a
-// failed check marks the row FAIL and the program exits 1.
+// bench_spmm_hybrid: the tensor-core row-window SpMM (tc_window forced, tc_window_all
+// forced, and the dispatcher's choice) against geblas's CUDA-core paths and the best
+// cuSPARSE algorithm, on the shared graphs, per value type: float32 (TF32 tensor cores,
+// allow_tf32) and float16 / bfloat16 (m16n8k16, fp32 accumulation); plus the window
+// plan's build time and the ratios that calibrate the cost model's thresholds.
+//
+// Per (graph, N) and type it times:
+//   cusparse_fp32      best of cuSPARSE's CSR algorithms in fp32 (once per graph and N)
+//   geblas_fp32        geblas's fp32 CUDA-core path (the dispatcher without allow_tf32;
+//                      the issue's baseline, once per graph and N)
+//   cusparse_<type>    (16-bit) best cuSPARSE algorithm on 16-bit A, B, C, fp32 compute
+//   geblas_cc_<type>   (16-bit) geblas's 16-bit CUDA-core path: the dispatcher with tensor
+//                      cores ruled out (threshold override 1e30)
+//   tc_window, tc_window_all, auto   in the type (auto = the dispatcher; float32 with allow_tf32)
+// Every output is checked against cuSPARSE's fp32 product of the same (for 16-bit: the
+// rounded) inputs: within 2e-3 of |A||B| for TF32, within u |ref| + 1e-5 |A||B| for the
+// 16-bit types (u = 2^-11 half, 2^-8 bfloat16: the one rounding of C); a failed check
+// marks the row FAIL and the program exits 1.
+//
+// Calibration ("calib" lines): per graph, N and value class, tc_window_all's time per
+// condensed column (every window, padded to the mma K) over the CUDA-core time per entry
+// of the same type: the cost model's threshold for that graph and N
+// (src/core/tensor_cores.cpp). Only graphs with dense windows say much about it.
 //
 // Timing: a batch of `reps` calls followed by a device synchronisation, repeated
-// `batches` times after `warmup` calls; the median batch divided by reps. cuSPARSE is
-// timed the same way (wall clock around the same synchronisation), so both include
-// launch overheads alike.
+// `batches` times after `warmup` calls; the median batch divided by reps (wall clock,
+// the same for every path, launch overheads included alike).
 //
-//   bench_spmm_hybrid [--min-nnz 100000] [--n 64,128,256,512] [--graphs a.mtx.gz,...]
+//   bench_spmm_hybrid [--type all|float32|float16|bfloat16] [--min-nnz 100000]
+//                     [--n 64,128,256,512] [--graphs a.mtx.gz,...] [--budget-s 0 (none)]
 //                     [--thresholds 1,1.5,2,3,4] [--reps 20] [--batches 7] [--reorder 0|1]
+// --budget-s stops before a graph once that many seconds have passed (the graphs left
+// out are listed); the total time is printed at the end.
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -57,7 +76,9 @@ struct Args {
   Index min_nnz = 100000;
   std::vector<Index> ns = {64, 128, 256, 512};
   std::vector<std::string> graphs;
+  std::vector<std::string> types = {"float32", "float16", "bfloat16"};
   std::vector<double> thresholds;
+  double budget_s = 0;
   int reps = 20, batches = 7, warmup = 3;
   bool reorder = false;  // permute A's rows by window_row_order first (every path sees the same A)
 };
@@ -74,6 +95,15 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / double(v.size()));
+}
+
+double worst(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
 // Milliseconds per call of fn (which queues work), synchronised by sync.
 double time_ms(const Args& a, const std::function<void()>& fn, const std::function<void()>& sync) {
@@ -94,39 +124,37 @@ std::filesystem::path data_dir() {
   return GEBLAS_BENCH_DATA_DIR;
 }
 
-// cuSPARSE SpMM on int32 CSR copies of A (and of |A|), row-major B and C.
+template <class T>
+void* device_copy(const std::vector<T>& h) {
+  void* p = nullptr;
+  CHECK_CUDA(cudaMalloc(&p, sizeof(T) * std::max<std::size_t>(1, h.size())));
+  if (!h.empty()) CHECK_CUDA(cudaMemcpy(p, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice));
+  return p;
+}
+
+// cuSPARSE SpMM on an int32 CSR copy of A's pattern; values, B and C are passed per call
+// (row-major B and C), in fp32, fp16 or bf16 with fp32 compute.
 struct Cusparse {
   cusparseHandle_t h = nullptr;
   cudaStream_t stream = nullptr;
   int *ro = nullptr, *ci = nullptr;
-  float *v = nullptr, *vabs = nullptr;
   Index m = 0, k = 0, nnz = 0;
 
-  explicit Cusparse(const SparseMatrix<float>& A) : m(A.nrows()), k(A.ncols()), nnz(A.nvals()) {
+  Cusparse(Index m_, Index k_, const std::vector<Index>& r64, const std::vector<ColIndex>& c) : m(m_), k(k_) {
+    nnz = static_cast<Index>(c.size());
     CHECK_CUSPARSE(cusparseCreate(&h));
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CHECK_CUSPARSE(cusparseSetStream(h, stream));
-    const auto r64 = A.row_offsets();
-    std::vector<int> r32(r64.begin(), r64.end());
-    const auto c = A.col_indices();
-    auto vals = A.values();
-    CHECK_CUDA(cudaMalloc(&ro, sizeof(int) * r32.size()));
-    CHECK_CUDA(cudaMalloc(&ci, sizeof(int) * std::max<std::size_t>(1, c.size())));
-    CHECK_CUDA(cudaMalloc(&v, sizeof(float) * std::max<std::size_t>(1, vals.size())));
-    CHECK_CUDA(cudaMalloc(&vabs, sizeof(float) * std::max<std::size_t>(1, vals.size())));
-    CHECK_CUDA(cudaMemcpy(ro, r32.data(), sizeof(int) * r32.size(), cudaMemcpyHostToDevice));
-    CHECK_CUDA(cudaMemcpy(ci, c.data(), sizeof(int) * c.size(), cudaMemcpyHostToDevice));
-    CHECK_CUDA(cudaMemcpy(v, vals.data(), sizeof(float) * vals.size(), cudaMemcpyHostToDevice));
-    for (auto& x : vals) x = std::abs(x);
-    CHECK_CUDA(cudaMemcpy(vabs, vals.data(), sizeof(float) * vals.size(), cudaMemcpyHostToDevice));
+    ro = static_cast<int*>(device_copy(std::vector<int>(r64.begin(), r64.end())));
+    ci = static_cast<int*>(device_copy(c));
   }
   ~Cusparse() {
-    cudaFree(ro); cudaFree(ci); cudaFree(v); cudaFree(vabs);
+    cudaFree(ro);
+    cudaFree(ci);
     cusparseDestroy(h);
     cudaStreamDestroy(stream);
   }
 
-  // C = A B (or |A| B with `absolute`), B k x n and C m x n row-major device arrays.
   struct Call {
     cusparseSpMatDescr_t a{};
     cusparseDnMatDescr_t b{}, c{};
@@ -145,15 +173,17 @@ struct Cusparse {
       if (work) cudaFree(work);
     }
   };
-  // Null when cuSPARSE refuses the algorithm for this problem.
-  std::unique_ptr<Call> prepare(const float* B, float* C, Index n, cusparseSpMMAlg_t alg, bool absolute) {
+  // C = A B with A's values `vals`, all of type dt; null when cuSPARSE refuses.
+  std::unique_ptr<Call> prepare(const void* vals, const void* B, void* C, Index n, cudaDataType dt,
+                                cusparseSpMMAlg_t alg) {
     auto call = std::make_unique<Call>();
     call->alg = alg;
     call->h = h;
-    CHECK_CUSPARSE(cusparseCreateCsr(&call->a, m, k, nnz, ro, ci, absolute ? vabs : v, CUSPARSE_INDEX_32I,
-                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-    CHECK_CUSPARSE(cusparseCreateDnMat(&call->b, k, n, n, const_cast<float*>(B), CUDA_R_32F, CUSPARSE_ORDER_ROW));
-    CHECK_CUSPARSE(cusparseCreateDnMat(&call->c, m, n, n, C, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+    if (cusparseCreateCsr(&call->a, m, k, nnz, ro, ci, const_cast<void*>(vals), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_BASE_ZERO, dt) != CUSPARSE_STATUS_SUCCESS ||
+        cusparseCreateDnMat(&call->b, k, n, n, const_cast<void*>(B), dt, CUSPARSE_ORDER_ROW) != CUSPARSE_STATUS_SUCCESS ||
+        cusparseCreateDnMat(&call->c, m, n, n, C, dt, CUSPARSE_ORDER_ROW) != CUSPARSE_STATUS_SUCCESS)
+      return nullptr;
     const float one = 1, zero = 0;
     std::size_t bytes = 0;
     if (cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, call->a,
@@ -169,12 +199,18 @@ struct Cusparse {
   void sync() const { CHECK_CUDA(cudaStreamSynchronize(stream)); }
 };
 
-// Entries within 2e-3 of |A||B| (plus fp32 rounding) of the reference; else a message.
-std::string check(const std::vector<float>& got, const std::vector<float>& want, const std::vector<float>& bound) {
+const std::pair<cusparseSpMMAlg_t, const char*> cusparse_algs[] = {{CUSPARSE_SPMM_ALG_DEFAULT, "default"},
+                                                                   {CUSPARSE_SPMM_CSR_ALG1, "alg1"},
+                                                                   {CUSPARSE_SPMM_CSR_ALG2, "alg2"},
+                                                                   {CUSPARSE_SPMM_CSR_ALG3, "alg3"}};
+
+// Entries within rel |ref| + abs_bound |A||B| (+ a floor) of the reference; else a message.
+std::string check(const std::vector<float>& got, const std::vector<float>& want, const std::vector<float>& bound,
+                  double rel, double abs_bound) {
   Index bad = 0;
   std::string first;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    const double tol = 2e-3 * bound[i] + 1e-5 * std::abs(want[i]) + 1e-6;
+    const double tol = rel * std::abs(want[i]) + abs_bound * bound[i] + 1e-6;
     if (!(std::abs(double(got[i]) - want[i]) <= tol)) {
       if (!bad) first = "entry " + std::to_string(i) + ": got " + std::to_string(got[i]) + " want " + std::to_string(want[i]);
       ++bad;
@@ -183,27 +219,112 @@ std::string check(const std::vector<float>& got, const std::vector<float>& want,
   return bad ? std::to_string(bad) + " bad, " + first : "";
 }
 
-std::vector<float> device_to_host(const float* p, std::size_t count) {
+std::vector<float> device_to_host(const void* p, std::size_t count) {
   std::vector<float> out(count);
   CHECK_CUDA(cudaMemcpy(out.data(), p, sizeof(float) * count, cudaMemcpyDeviceToHost));
   return out;
 }
 
+template <class T>
+std::vector<float> widen(const std::vector<T>& v) {
+  std::vector<float> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(v[i]);
+  return out;
+}
+
+template <class T>
+std::vector<T> narrow(const std::vector<float>& v) {
+  std::vector<T> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = T(v[i]);
+  return out;
+}
+
+// Distinct columns of every 16-row window, padded to k: what tc_window_all computes.
+Index padded_columns(const std::vector<Index>& ro, const std::vector<ColIndex>& ci, Index nrows, Index k) {
+  Index total = 0;
+  std::vector<ColIndex> cols;
+  for (Index r0 = 0; r0 < nrows; r0 += 16) {
+    const Index b = ro[static_cast<std::size_t>(r0)], e = ro[static_cast<std::size_t>(std::min(r0 + 16, nrows))];
+    cols.assign(ci.begin() + b, ci.begin() + e);
+    std::sort(cols.begin(), cols.end());
+    const Index distinct = std::unique(cols.begin(), cols.end()) - cols.begin();
+    total += (distinct + k - 1) / k * k;
+  }
+  return total;
+}
+
+// One (graph, N, type) row of the final table.
+struct Row {
+  std::string graph, type;
+  Index nnz = 0, n = 0;
+  double share = 0, gain = 0, plan_ms = 0;
+  double cus32 = -1, cc32 = -1, cus_t = -1, cc_t = -1, tc = -1, all = -1, au = -1;
+  std::string chosen;
+};
+
+// The summary lines for one type over its rows.
+void summary(const std::string& type, const std::vector<Row>& rows) {
+  std::vector<double> au_cc32, au_cus32, au_cus_t, tc_cc32, tc_cus32, au_best, calls, cc_t_cc32;
+  for (const Row& r : rows) {
+    if (r.type != type) continue;
+    if (r.au > 0 && r.cc32 > 0) au_cc32.push_back(r.cc32 / r.au);
+    if (r.au > 0 && r.cus32 > 0) au_cus32.push_back(r.cus32 / r.au);
+    if (r.au > 0 && r.cus_t > 0) au_cus_t.push_back(r.cus_t / r.au);
+    if (r.tc > 0 && r.cc32 > 0) tc_cc32.push_back(r.cc32 / r.tc);
+    if (r.tc > 0 && r.cus32 > 0) tc_cus32.push_back(r.cus32 / r.tc);
+    if (r.cc_t > 0 && r.cc32 > 0) cc_t_cc32.push_back(r.cc32 / r.cc_t);
+    const double cc = type == "float32" ? r.cc32 : r.cc_t;
+    if (r.au > 0 && r.all > 0 && cc > 0) au_best.push_back(r.au / std::min(r.all, cc));
+    if (r.n == 128 && r.tc > 0) calls.push_back(r.plan_ms / r.tc);
+  }
+  std::printf("# summary %s over %zu (graph, N) cases\n", type.c_str(), au_cc32.size());
+  std::printf("#   auto speedup over geblas fp32 CUDA-core path: geomean %.3fx (target >= 1.3)\n", geomean(au_cc32));
+  std::printf("#   auto speedup over best cuSPARSE fp32: geomean %.3fx (target >= 1.6)\n", geomean(au_cus32));
+  if (!au_cus_t.empty())
+    std::printf("#   auto speedup over best cuSPARSE %s: geomean %.3fx\n", type.c_str(), geomean(au_cus_t));
+  if (!cc_t_cc32.empty())
+    std::printf("#   geblas %s CUDA-core speedup over geblas fp32: geomean %.3fx\n", type.c_str(), geomean(cc_t_cc32));
+  std::printf("#   tc_window speedup over geblas fp32 CUDA-core path: geomean %.3fx; over best cuSPARSE fp32: %.3fx\n",
+              geomean(tc_cc32), geomean(tc_cus32));
+  std::printf("#   auto time / better pure path (CUDA-core %s, tc_window_all): geomean %.3f, worst %.3f (target <= 1.05)\n",
+              type.c_str(), geomean(au_best), worst(au_best));
+  std::printf("#   plan build / tc_window SpMM at N=128: geomean %.2f, worst %.2f calls (target < 5)\n", geomean(calls),
+              worst(calls));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i], v;
+    if (const auto eq = k.find('='); eq != std::string::npos) {
+      v = k.substr(eq + 1);
+      k = k.substr(0, eq);
+    } else if (i + 1 < argc) {
+      v = argv[++i];
+    } else {
+      std::fprintf(stderr, "option %s needs a value\n", k.c_str());
+      return 2;
+    }
     if (k == "--min-nnz") a.min_nnz = std::stoll(v);
     else if (k == "--n") { a.ns.clear(); for (auto& x : split(v)) a.ns.push_back(std::stoll(x)); }
     else if (k == "--graphs") a.graphs = split(v);
+    else if (k == "--type") a.types = v == "all" ? a.types : split(v);
     else if (k == "--thresholds") { for (auto& x : split(v)) a.thresholds.push_back(std::stod(x)); }
+    else if (k == "--budget-s") a.budget_s = std::stod(v);
     else if (k == "--reps") a.reps = std::stoi(v);
     else if (k == "--batches") a.batches = std::stoi(v);
     else if (k == "--reorder") a.reorder = std::stoi(v) != 0;
     else { std::fprintf(stderr, "unknown option %s\n", k.c_str()); return 2; }
   }
+  for (const auto& t : a.types)
+    if (t != "float32" && t != "float16" && t != "bfloat16") {
+      std::fprintf(stderr, "--type: float32, float16, bfloat16 or all, not %s\n", t.c_str());
+      return 2;
+    }
   if (cuda_device_count() == 0) { std::printf("SKIPPED: no CUDA device\n"); return 77; }
   if (a.graphs.empty()) {
     for (const auto& e : std::filesystem::directory_iterator(data_dir())) {
@@ -214,24 +335,23 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# device: %s; reps %d x batches %d, median; rows %s\n", prop.name, a.reps, a.batches,
-              a.reorder ? "reordered by window_row_order" : "as stored");
-  std::printf("graph,rows,nnz,N,path,ms,gflops,check\n");
+  std::string types;
+  for (const auto& t : a.types) types += (types.empty() ? "" : ",") + t;
+  std::printf("# device: %s; reps %d x batches %d, median; rows %s; types %s; budget %s\n", prop.name, a.reps,
+              a.batches, a.reorder ? "reordered by window_row_order" : "as stored", types.c_str(),
+              a.budget_s > 0 ? (std::to_string(a.budget_s) + " s").c_str() : "none");
+  std::printf("graph,rows,nnz,N,type,path,ms,gflops,check\n");
   const Device gpu = Device::cuda(0);
   bool failed = false;
-  // per (graph, N): times by path
-  std::map<std::string, std::vector<double>> ratio_cc, ratio_cusparse, ratio_auto_vs_best, all_ratio_cc;
-  std::vector<double> tc_over_cc, tc_over_cus, auto_over_best, plan_over_spmm;
-  std::map<double, std::vector<double>> sweep;  // threshold -> times relative to the default's
-  struct Row {
-    std::string graph;
-    Index nnz, n;
-    double share, gain, plan_ms, cus, cc, tc, all, au;
-    std::string chosen;
-  };
+  std::map<double, std::vector<double>> sweep;  // threshold -> tc_window time relative to the model's
   std::vector<Row> table;
+  std::vector<std::string> left_out;
 
   for (const auto& name : a.graphs) {
+    if (a.budget_s > 0 && elapsed_s() > a.budget_s) {
+      left_out.push_back(name);
+      continue;
+    }
     SparseMatrix<float> A;
     try {
       A = io::read_matrix_market<float>((data_dir() / name).string());
@@ -248,142 +368,214 @@ int main(int argc, char** argv) {
       for (auto& x : t) x.row = position[static_cast<std::size_t>(x.row)];
       A = SparseMatrix<float>::from_tuples(A.nrows(), A.ncols(), t);
     }
-    const SparseMatrix<float> dA = A.to(gpu);
-    // plan build: fresh copies have empty caches
-    std::vector<double> build;
-    WindowPlanInfo info;
-    for (int r = 0; r < 3; ++r) {
-      const SparseMatrix<float> fresh = dA;
-      info = window_plan_info(fresh);
-      build.push_back(info.build_ms);
-    }
-    const double build_ms = median(build);
-    const double share = double(info.tensor_core_nvals) / double(A.nvals());
-    // The cost model's predicted gain (tc_window_forecast), recomputed here from A's
-    // windows: sum over tensor-core windows of (entries - threshold x 8-rounded
-    // distinct columns), over nvals.
-    double gain = 0;
-    Index tc_columns = 0;
-    {
-      const auto ro = A.row_offsets();
-      const auto ci = A.col_indices();
-      std::vector<ColIndex> cols;
-      for (Index r0 = 0; r0 < A.nrows(); r0 += 16) {
-        const Index b = ro[static_cast<std::size_t>(r0)], e = ro[static_cast<std::size_t>(std::min(r0 + 16, A.nrows()))];
-        cols.assign(ci.begin() + b, ci.begin() + e);
-        std::sort(cols.begin(), cols.end());
-        const Index distinct = std::unique(cols.begin(), cols.end()) - cols.begin();
-        const Index padded = (distinct + 7) / 8 * 8;
-        if (e > b && double(e - b) >= info.threshold * double(padded)) {
-          gain += double(e - b) - info.threshold * double(padded);
-          tc_columns += padded;
-        }
-      }
-      gain /= double(A.nvals());
-    }
-    std::printf("# %s: %lld windows, %lld tensor-core (%.1f%% of entries, %lld condensed columns), %lld cuda-core, "
-                "%lld empty; distinct columns %lld; model gain %.3f; plan %.3f ms\n",
-                name.c_str(), (long long)info.windows, (long long)info.tensor_core_windows, 100.0 * share,
-                (long long)tc_columns, (long long)info.cuda_core_windows, (long long)info.empty_windows,
-                (long long)info.distinct_columns, gain, build_ms);
-    Cusparse cs(A);
+    const std::string gname = name.substr(0, name.find(".mtx"));
+    const auto ro = A.row_offsets();
+    const auto ci = A.col_indices();
+    const std::vector<float> vals = A.values();
+    const Index m = A.nrows(), kdim = A.ncols(), nnz = A.nvals();
+    const Index cols8 = padded_columns(ro, ci, m, 8), cols16 = padded_columns(ro, ci, m, 16);
+    std::printf("# %s: %lld rows, %lld entries; padded condensed columns of all windows: %lld (K = 8), %lld (K = 16)\n",
+                gname.c_str(), (long long)m, (long long)nnz, (long long)cols8, (long long)cols16);
+    Cusparse cs(m, kdim, ro, ci);
+    void* v32 = device_copy(vals);
+    void* vabs = device_copy([&] { auto v = vals; for (auto& x : v) x = std::abs(x); return v; }());
+
     for (Index n : a.ns) {
-      const DenseMatrix<float> B = DenseMatrix<float>::random(A.ncols(), n, gpu, 1234 + n);
-      DenseMatrix<float> Bsigned = B;  // random() gives [0,1); make half of them negative
-      {
-        std::vector<float> h = B.to_row_major();
-        for (std::size_t i = 0; i < h.size(); ++i) h[i] = (i % 3 == 0) ? -h[i] : h[i];
-        Bsigned = DenseMatrix<float>::from_row_major(A.ncols(), n, h).to(gpu);
-      }
-      const std::vector<float> babs_h = [&] { auto h = Bsigned.to_row_major(); for (auto& x : h) x = std::abs(x); return h; }();
-      const DenseMatrix<float> Babs = DenseMatrix<float>::from_row_major(A.ncols(), n, babs_h).to(gpu);
-      DenseMatrix<float> Cref(A.nrows(), n, gpu), Cbound(A.nrows(), n, gpu), C(A.nrows(), n, gpu);
-      // reference and bound from cuSPARSE's default algorithm
-      {
-        auto r = cs.prepare(Bsigned.data(), Cref.data(), n, CUSPARSE_SPMM_ALG_DEFAULT, false);
-        auto b = cs.prepare(Babs.data(), Cbound.data(), n, CUSPARSE_SPMM_ALG_DEFAULT, true);
-        if (!r || !b || !r->run() || !b->run()) { std::fprintf(stderr, "cuSPARSE reference failed\n"); return 2; }
-        cs.sync();
-      }
-      const std::size_t count = static_cast<std::size_t>(A.nrows() * n);
-      const std::vector<float> want = device_to_host(Cref.data(), count), bound = device_to_host(Cbound.data(), count);
-      const double flops = 2.0 * double(A.nvals()) * double(n);
-      auto report = [&](const std::string& path, double ms, const std::string& chk) {
-        std::printf("%s,%lld,%lld,%lld,%s,%.4f,%.1f,%s\n", name.c_str(), (long long)A.nrows(), (long long)A.nvals(),
-                    (long long)n, path.c_str(), ms, flops / ms * 1e-6, chk.empty() ? "ok" : ("FAIL " + chk).c_str());
+      // B with values in (-1, 1): geblas's random values in [0, 1), a third of them negated.
+      std::vector<float> bh = DenseMatrix<float>::random(kdim, n, Device::cpu(), 1234 + n).to_row_major();
+      for (std::size_t i = 0; i < bh.size(); ++i) if (i % 3 == 0) bh[i] = -bh[i];
+      const std::size_t count = static_cast<std::size_t>(m * n);
+      const double flops = 2.0 * double(nnz) * double(n);
+      auto report = [&](const std::string& type, const std::string& path, double ms, const std::string& chk) {
+        std::printf("%s,%lld,%lld,%lld,%s,%s,%.4f,%.1f,%s\n", gname.c_str(), (long long)m, (long long)nnz, (long long)n,
+                    type.c_str(), path.c_str(), ms, flops / ms * 1e-6, chk.empty() ? "ok" : ("FAIL " + chk).c_str());
         if (!chk.empty()) failed = true;
       };
-      // cuSPARSE, every CSR algorithm; the best one counts
-      double cus_best = 1e300;
-      for (auto [alg, alg_name] : {std::pair{CUSPARSE_SPMM_ALG_DEFAULT, "cusparse_default"},
-                                   std::pair{CUSPARSE_SPMM_CSR_ALG1, "cusparse_alg1"},
-                                   std::pair{CUSPARSE_SPMM_CSR_ALG2, "cusparse_alg2"},
-                                   std::pair{CUSPARSE_SPMM_CSR_ALG3, "cusparse_alg3"}}) {
-        auto call = cs.prepare(Bsigned.data(), C.data(), n, alg, false);
-        if (!call || !call->run()) { std::printf("# %s: refused\n", alg_name); continue; }
-        const double ms = time_ms(a, [&] { call->run(); }, [&] { cs.sync(); });
-        report(alg_name, ms, check(device_to_host(C.data(), count), want, bound));
-        cus_best = std::min(cus_best, ms);
-      }
-      auto geblas_path = [&](const std::string& path, Options o, bool verify = true) -> double {
+      // The fp32 reference and |A||B| bound of (vals, bvals) from cuSPARSE's default algorithm.
+      auto reference = [&](const void* va, const void* vb, const std::vector<float>& b_host, std::vector<float>& want,
+                           std::vector<float>& bound) {
+        void* d_b = device_copy(b_host);
+        std::vector<float> babs = b_host;
+        for (auto& x : babs) x = std::abs(x);
+        void* d_babs = device_copy(babs);
+        void *d_c = nullptr, *d_bound = nullptr;
+        CHECK_CUDA(cudaMalloc(&d_c, sizeof(float) * std::max<std::size_t>(1, count)));
+        CHECK_CUDA(cudaMalloc(&d_bound, sizeof(float) * std::max<std::size_t>(1, count)));
+        {
+          auto r = cs.prepare(va, d_b, d_c, n, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT);
+          auto b = cs.prepare(vb, d_babs, d_bound, n, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT);
+          if (!r || !b || !r->run() || !b->run()) { std::fprintf(stderr, "cuSPARSE reference failed\n"); std::exit(2); }
+          cs.sync();
+        }
+        want = device_to_host(d_c, count);
+        bound = device_to_host(d_bound, count);
+        cudaFree(d_b), cudaFree(d_babs), cudaFree(d_c), cudaFree(d_bound);
+      };
+      // The best cuSPARSE algorithm for values/B/C of type dt (device buffers), checked.
+      auto cusparse_best = [&](const std::string& type, const void* va, const void* db, void* dc, cudaDataType dt,
+                               const std::function<std::string()>& verify) {
+        double best = -1;
+        for (auto [alg, alg_name] : cusparse_algs) {
+          auto call = cs.prepare(va, db, dc, n, dt, alg);
+          if (!call || !call->run()) { std::printf("# cusparse %s %s: refused\n", type.c_str(), alg_name); continue; }
+          cs.sync();
+          const std::string chk = verify();
+          const double ms = time_ms(a, [&] { call->run(); }, [&] { cs.sync(); });
+          report(type, std::string("cusparse_") + alg_name, ms, chk);
+          if (best < 0 || ms < best) best = ms;
+        }
+        return best;
+      };
+
+      // fp32: cuSPARSE and geblas's CUDA-core path, the baselines of every type.
+      std::vector<float> want32, bound32;
+      reference(v32, vabs, bh, want32, bound32);
+      const DenseMatrix<float> B32 = DenseMatrix<float>::from_row_major(kdim, n, bh).to(gpu);
+      const SparseMatrix<float> dA = A.to(gpu);
+      DenseMatrix<float> C32(m, n, gpu);
+      const double cus32 = cusparse_best("float32", v32, B32.data(), C32.data(), CUDA_R_32F, [&] {
+        return check(device_to_host(C32.data(), count), want32, bound32, 1e-5, 1e-5);
+      });
+      // A geblas path on (A, B) into C: checked once, then timed; -1 when refused.
+      auto geblas_path = [&]<class T>(const std::string& type, const std::string& path, const SparseMatrix<T>& gA,
+                                      const DenseMatrix<T>& gB, DenseMatrix<T>& gC, Options o,
+                                      const std::function<std::string(const DenseMatrix<T>&)>& verify,
+                                      std::string* chosen = nullptr) -> double {
         try {
-          mxm(C, dA, Bsigned, semiring::plus_times<float>{}, o);
-        } catch (const NotImplemented& e) {
-          std::printf("# %s: %s\n", path.c_str(), e.what());
+          mxm(gC, gA, gB, semiring::plus_times<T>{}, o);
+        } catch (const Error& e) {
+          std::printf("# %s %s: %s\n", type.c_str(), path.c_str(), e.what());
           return -1;
         }
-        const std::string chk = verify ? check(C.to_row_major(), want, bound) : std::string();
-        const std::string chosen = last_dispatch().variant;
-        const double ms = time_ms(a, [&] { mxm(C, dA, Bsigned, semiring::plus_times<float>{}, o); },
-                                  [&] { synchronize(gpu); });
-        report(path + (o.variant.empty() ? "(" + chosen + ")" : ""), ms, chk);
+        const std::string chk = verify ? verify(gC) : std::string();
+        const std::string choice = last_dispatch().variant;
+        if (chosen) *chosen = choice;
+        const double ms = time_ms(a, [&] { mxm(gC, gA, gB, semiring::plus_times<T>{}, o); }, [&] { synchronize(gpu); });
+        report(type, path + (o.variant.empty() ? "(" + choice + ")" : ""), ms, chk);
         return ms;
       };
-      const double cc = geblas_path("geblas_fp32", {});
-      const double tc = geblas_path("tc_window", {.variant = "tc_window", .allow_tf32 = true});
-      const double all = geblas_path("tc_window_all", {.variant = "tc_window_all", .allow_tf32 = true});
-      const double au = geblas_path("auto_tf32", {.allow_tf32 = true});
-      table.push_back({name.substr(0, name.find(".mtx")), A.nvals(), n, share, gain, build_ms, cus_best, cc, tc, all, au,
-                       last_dispatch().variant});
-      if (cc > 0 && tc > 0) tc_over_cc.push_back(cc / tc);
-      if (tc > 0) tc_over_cus.push_back(cus_best / tc);
-      if (au > 0) {
-        const double best_pure = std::min(all, cc > 0 ? cc : 1e300);
-        auto_over_best.push_back(au / best_pure);
+      const auto verify32 = [&](const DenseMatrix<float>& C) {
+        return check(C.to_row_major(), want32, bound32, 1e-5, 1e-5);
+      };
+      const auto verify_tf32 = [&](const DenseMatrix<float>& C) {
+        return check(C.to_row_major(), want32, bound32, 1e-5, 2e-3);
+      };
+      const double cc32 = geblas_path.template operator()<float>("float32", "geblas_fp32", dA, B32, C32, {}, verify32);
+
+      for (const std::string& type : a.types) {
+        Row row;
+        row.graph = gname;
+        row.type = type;
+        row.nnz = nnz;
+        row.n = n;
+        row.cus32 = cus32;
+        row.cc32 = cc32;
+        // Plan and routing for this type and N on fresh copies (empty caches), median of 3.
+        auto plan_facts = [&]<class T>(const SparseMatrix<T>& gA) {
+          std::vector<double> build;
+          WindowPlanInfo info;
+          for (int r = 0; r < 3; ++r) {
+            const SparseMatrix<T> fresh = gA;
+            info = window_plan_info(fresh, n);
+            build.push_back(info.build_ms);
+          }
+          row.plan_ms = median(build);
+          row.share = double(info.tensor_core_nvals) / double(std::max<Index>(1, nnz));
+          row.gain = info.predicted_gain;
+          std::printf("# %s N=%lld %s: threshold %.2f (K=%d): %lld windows, %lld tensor-core (%.1f%% of entries, "
+                      "%lld padded columns), %lld cuda-core, %lld empty; model gain %.3f; plan %.3f ms\n",
+                      gname.c_str(), (long long)n, type.c_str(), info.threshold, info.k_step, (long long)info.windows,
+                      (long long)info.tensor_core_windows, 100.0 * row.share, (long long)info.tensor_core_columns,
+                      (long long)info.cuda_core_windows, (long long)info.empty_windows, info.predicted_gain,
+                      row.plan_ms);
+        };
+        auto threshold_sweep = [&]<class T>(const SparseMatrix<T>& gA, const DenseMatrix<T>& gB, DenseMatrix<T>& gC,
+                                           Options o) {
+          for (double t : a.thresholds) {
+            set_tc_window_threshold(t);
+            const double ms =
+                geblas_path.template operator()<T>(type, "tc_window@" + std::to_string(t), gA, gB, gC, o, {});
+            if (ms > 0 && row.tc > 0) sweep[t].push_back(ms / row.tc);
+          }
+          reset_tc_window_threshold();
+        };
+        if (type == "float32") {
+          plan_facts(dA);
+          const Options tf32{.allow_tf32 = true};
+          row.tc = geblas_path.template operator()<float>(type, "tc_window", dA, B32, C32,
+                                                          {.variant = "tc_window", .allow_tf32 = true}, verify_tf32);
+          row.all = geblas_path.template operator()<float>(type, "tc_window_all", dA, B32, C32,
+                                                           {.variant = "tc_window_all", .allow_tf32 = true}, verify_tf32);
+          row.au = geblas_path.template operator()<float>(type, "auto_tf32", dA, B32, C32, tf32, verify_tf32,
+                                                          &row.chosen);
+          if (row.all > 0 && cc32 > 0)
+            std::printf("calib,%s,%lld,tf32,%.3f\n", gname.c_str(), (long long)n,
+                        (row.all / double(cols8)) / (cc32 / double(nnz)));
+          threshold_sweep(dA, B32, C32, {.variant = "tc_window", .allow_tf32 = true});
+        } else {
+          auto run16 = [&]<class T>(cudaDataType dt, double u) {
+            // The rounded inputs, their fp32 reference, cuSPARSE in the type, geblas.
+            const std::vector<T> v16 = narrow<T>(vals), b16 = narrow<T>(bh);
+            const std::vector<float> vr = widen(v16), br = widen(b16);
+            std::vector<float> vr_abs = vr;
+            for (auto& x : vr_abs) x = std::abs(x);
+            void* d_vr = device_copy(vr);
+            void* d_vr_abs = device_copy(vr_abs);
+            std::vector<float> want, bound;
+            reference(d_vr, d_vr_abs, br, want, bound);
+            cudaFree(d_vr), cudaFree(d_vr_abs);
+            const auto verify = [&](const DenseMatrix<T>& C) {
+              return check(widen(C.to_row_major()), want, bound, u, 1e-5);
+            };
+            void* d_v16 = device_copy(v16);
+            const SparseMatrix<T> gA = SparseMatrix<T>::from_csr(m, kdim, ro, ci, v16).to(gpu);
+            const DenseMatrix<T> gB = DenseMatrix<T>::from_row_major(kdim, n, b16).to(gpu);
+            DenseMatrix<T> gC(m, n, gpu);
+            row.cus_t = cusparse_best(type, d_v16, gB.data(), gC.data(), dt, [&] { return verify(gC); });
+            cudaFree(d_v16);
+            plan_facts(gA);
+            // The CUDA-core path in the type: the dispatcher with tensor cores ruled out.
+            set_tc_window_threshold(1e30);
+            row.cc_t = geblas_path.template operator()<T>(type, "geblas_cc", gA, gB, gC, {}, verify);
+            reset_tc_window_threshold();
+            row.tc = geblas_path.template operator()<T>(type, "tc_window", gA, gB, gC, {.variant = "tc_window"}, verify);
+            row.all = geblas_path.template operator()<T>(type, "tc_window_all", gA, gB, gC,
+                                                         {.variant = "tc_window_all"}, verify);
+            row.au = geblas_path.template operator()<T>(type, "auto", gA, gB, gC, {}, verify, &row.chosen);
+            if (row.all > 0 && row.cc_t > 0)
+              std::printf("calib,%s,%lld,%s,%.3f\n", gname.c_str(), (long long)n, type.c_str(),
+                          (row.all / double(cols16)) / (row.cc_t / double(nnz)));
+            threshold_sweep(gA, gB, gC, {.variant = "tc_window"});
+          };
+          if (type == "float16") run16.template operator()<geblas::half>(CUDA_R_16F, 0x1p-11);
+          else run16.template operator()<geblas::bfloat16>(CUDA_R_16BF, 0x1p-8);
+        }
+        table.push_back(row);
       }
-      if (n == 128 && tc > 0) plan_over_spmm.push_back(build_ms / tc);
-      for (double t : a.thresholds) {
-        set_tc_window_threshold(t);
-        const double ms =
-            geblas_path("tc_window@" + std::to_string(t), {.variant = "tc_window", .allow_tf32 = true}, false);
-        sweep[t].push_back(ms / tc);
-      }
-      if (!a.thresholds.empty()) set_tc_window_threshold(info.threshold);
     }
+    cudaFree(v32);
+    cudaFree(vabs);
     std::fflush(stdout);  // a run cut off by a time limit keeps the graphs it finished
   }
-  auto geomean = [](const std::vector<double>& v) {
-    if (v.empty()) return 0.0;
-    double s = 0;
-    for (double x : v) s += std::log(x);
-    return std::exp(s / double(v.size()));
-  };
-  std::printf("# summary over %zu (graph, N) cases\n", tc_over_cus.size());
-  std::printf("# tc_window speedup over geblas fp32 CUDA-core path: geomean %.3fx\n", geomean(tc_over_cc));
-  std::printf("# tc_window speedup over best cuSPARSE: geomean %.3fx\n", geomean(tc_over_cus));
-  if (!auto_over_best.empty())
-    std::printf("# auto_tf32 time / better pure path: geomean %.3f, worst %.3f\n", geomean(auto_over_best),
-                *std::max_element(auto_over_best.begin(), auto_over_best.end()));
-  if (!plan_over_spmm.empty())
-    std::printf("# plan build / tc_window SpMM at N=128: geomean %.2f, worst %.2f calls\n", geomean(plan_over_spmm),
-                *std::max_element(plan_over_spmm.begin(), plan_over_spmm.end()));
-  for (auto& [t, v] : sweep) std::printf("# threshold %.2f: time / default's, geomean %.3f\n", t, geomean(v));
-  std::printf("\n| graph | nnz | N | tc share | model gain | plan ms | best cuSPARSE ms | geblas fp32 ms | tc_window ms | "
-              "tc_window_all ms | auto_tf32 ms (choice) | auto / better pure |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (const Row& r : table)
-    std::printf("| %s | %lld | %lld | %.1f%% | %.2f | %.3f | %.4f | %.4f | %.4f | %.4f | %.4f (%s) | %.2f |\n",
-                r.graph.c_str(), (long long)r.nnz, (long long)r.n, 100 * r.share, r.gain, r.plan_ms, r.cus, r.cc, r.tc,
-                r.all, r.au, r.chosen.c_str(), r.au / std::min(r.all, r.cc));
+  if (!left_out.empty()) {
+    std::printf("# budget of %.0f s reached; graphs left out:", a.budget_s);
+    for (const auto& g : left_out) std::printf(" %s", g.c_str());
+    std::printf("\n");
+  }
+  for (const auto& t : a.types) summary(t, table);
+  for (auto& [t, v] : sweep) std::printf("# threshold %.2f: tc_window time / the model's, geomean %.3f\n", t, geomean(v));
+  std::printf("\n| graph | type | nnz | N | tc share | model gain | plan ms | cuSPARSE fp32 ms | geblas fp32 ms | "
+              "cuSPARSE type ms | geblas cc type ms | tc_window ms | tc_window_all ms | auto ms (choice) | "
+              "auto / better pure |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : table) {
+    const double cc = r.type == "float32" ? r.cc32 : r.cc_t;
+    std::printf("| %s | %s | %lld | %lld | %.1f%% | %.2f | %.3f | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f (%s) | "
+                "%.2f |\n",
+                r.graph.c_str(), r.type.c_str(), (long long)r.nnz, (long long)r.n, 100 * r.share, r.gain, r.plan_ms,
+                r.cus32, r.cc32, r.cus_t, r.cc_t, r.tc, r.all, r.au, r.chosen.c_str(),
+                r.au > 0 && r.all > 0 && cc > 0 ? r.au / std::min(r.all, cc) : 0.0);
+  }
+  std::printf("# total %.1f s\n", elapsed_s());
   return failed ? 1 : 0;
 }
