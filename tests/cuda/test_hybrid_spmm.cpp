@@ -273,7 +273,7 @@ TEST_CASE("tc_window: windows of every kind match fp64 within the TF32 bound", "
   }
 }
 
-TEST_CASE("tc_window: layouts, accumulation and the dispatcher with allow_tf32", "[hybrid][gpu]") {
+TEST_CASE("tc_window: layouts and accumulation", "[hybrid][gpu]") {
   std::uint64_t seed = 500;
   const Case c = windows_case("dswhe", 16 * 11 + 5, 1000, seed);
   const SparseMatrix<float> dA = on_gpu(c);
