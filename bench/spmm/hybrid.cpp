@@ -346,6 +346,18 @@ int main(int argc, char** argv) {
   std::map<double, std::vector<double>> sweep;  // threshold -> tc_window time relative to the model's
   std::vector<Row> table;
   std::vector<std::string> left_out;
+  // (class, N) -> "graph ratio (entries per padded column)" of the graphs whose windows
+  // hold at least 2 entries per padded column (below that no threshold of the model
+  // sends a window to tensor cores, so their ratio does not calibrate it).
+  std::map<std::pair<std::string, Index>, std::string> calib_dense;
+  auto calib = [&](const std::string& gname, Index n, const std::string& cls, double ratio, double per_column) {
+    std::printf("calib,%s,%lld,%s,%.3f\n", gname.c_str(), (long long)n, cls.c_str(), ratio);
+    if (per_column >= 2) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, " %s %.2f (%.1f)", gname.c_str(), ratio, per_column);
+      calib_dense[{cls, n}] += buf;
+    }
+  };
 
   for (const auto& name : a.graphs) {
     if (a.budget_s > 0 && elapsed_s() > a.budget_s) {
@@ -509,8 +521,7 @@ int main(int argc, char** argv) {
           row.au = geblas_path.template operator()<float>(type, "auto_tf32", dA, B32, C32, tf32, verify_tf32,
                                                           &row.chosen);
           if (row.all > 0 && cc32 > 0)
-            std::printf("calib,%s,%lld,tf32,%.3f\n", gname.c_str(), (long long)n,
-                        (row.all / double(cols8)) / (cc32 / double(nnz)));
+            calib(gname, n, "tf32", (row.all / double(cols8)) / (cc32 / double(nnz)), double(nnz) / double(cols8));
           threshold_sweep(dA, B32, C32, {.variant = "tc_window", .allow_tf32 = true});
         } else {
           auto run16 = [&]<class T>(cudaDataType dt, double u) {
@@ -543,8 +554,7 @@ int main(int argc, char** argv) {
                                                          {.variant = "tc_window_all"}, verify);
             row.au = geblas_path.template operator()<T>(type, "auto", gA, gB, gC, {}, verify, &row.chosen);
             if (row.all > 0 && row.cc_t > 0)
-              std::printf("calib,%s,%lld,%s,%.3f\n", gname.c_str(), (long long)n, type.c_str(),
-                          (row.all / double(cols16)) / (row.cc_t / double(nnz)));
+              calib(gname, n, type, (row.all / double(cols16)) / (row.cc_t / double(nnz)), double(nnz) / double(cols16));
             threshold_sweep(gA, gB, gC, {.variant = "tc_window"});
           };
           if (type == "float16") run16.template operator()<geblas::half>(CUDA_R_16F, 0x1p-11);
@@ -564,6 +574,10 @@ int main(int argc, char** argv) {
   }
   for (const auto& t : a.types) summary(t, table);
   for (auto& [t, v] : sweep) std::printf("# threshold %.2f: tc_window time / the model's, geomean %.3f\n", t, geomean(v));
+  for (const auto& [key, graphs] : calib_dense)
+    std::printf("# calib %s N=%lld (graph, ratio, entries per padded column; the model uses %.2f):%s\n",
+                key.first.c_str(), (long long)key.second,
+                tc_window_threshold(key.first == "tf32" ? TypeId::float32 : TypeId::float16, key.second), graphs.c_str());
   std::printf("\n| graph | type | nnz | N | tc share | model gain | plan ms | cuSPARSE fp32 ms | geblas fp32 ms | "
               "cuSPARSE type ms | geblas cc type ms | tc_window ms | tc_window_all ms | auto ms (choice) | "
               "auto / better pure |\n");

@@ -93,9 +93,11 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
   if (tc_window_variant().can_implement(p, nullptr)) {
     const TcWindowForecast f = tc_window_forecast(*p.matrix, p.type, p.n);
     if (f.choice) {
+      const std::string what =
+          std::string(to_string(p.type)) + (p.type == TypeId::float32 ? " with allow_tf32" : " plus_times");
       std::snprintf(buf, sizeof buf,
                     "N=%lld, %s, %.0f%% of entries in tensor-core windows, predicted gain %.0f%% (all windows %.0f%%)",
-                    static_cast<long long>(p.n), p.type == TypeId::float32 ? "allow_tf32" : "16-bit plus_times",
+                    static_cast<long long>(p.n), what.c_str(),
                     100 * f.share, 100 * f.gain, 100 * f.gain_all);
       reason = buf;
       return *f.choice;
