@@ -144,9 +144,25 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
     why = "short rows, small N: several rows per warp";
     v = &row_group_variant();
   }
-  std::snprintf(buf, sizeof buf, "N=%lld, mean row %.1f, max row %lld: %s", static_cast<long long>(p.n), s.mean_row,
-                static_cast<long long>(s.max_row), why);
-  reason = tf32_note.empty() ? std::string(buf) : tf32_note + buf;
+  std::string fallback;
+  if (is_16bit_float(p.type)) {
+    // The rules' pick cannot run the 16-bit problem: the older rules, which pick only
+    // variants that compute every 16-bit problem they are given.
+    std::string cannot;
+    if (!v->can_implement(p, &cannot)) {
+      fallback = std::string("; ") + v->name + " cannot (" + cannot + ")";
+      if (s.max_row > P::long_row) {
+        why = "long rows: cut into pieces";
+        v = &row_pieces_variant();
+      } else {
+        why = "a warp per row";
+        v = &row_split_variant();
+      }
+    }
+  }
+  std::snprintf(buf, sizeof buf, "N=%lld, %s, mean row %.1f, max row %lld: %s", static_cast<long long>(p.n),
+                std::string(to_string(p.type)).c_str(), s.mean_row, static_cast<long long>(s.max_row), why);
+  reason = (tf32_note.empty() ? std::string(buf) : tf32_note + buf) + fallback;
   return *v;
 }
 

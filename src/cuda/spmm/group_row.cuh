@@ -6,7 +6,8 @@
 // coalesced access (GE-SpMM's row caching, held in registers and broadcast by shuffles),
 // then issues U loads of B before consuming any, so U loads per lane are in flight
 // instead of one dependent chain. Groups of a warp run different rows, so their trip
-// counts differ; every shuffle names only the group's lanes.
+// counts differ; every shuffle names only the group's lanes. Loads hold Ops::Stored
+// values (8 per 16-byte load for half and bfloat16), widened to Ops::T when consumed.
 #pragma once
 
 #include "cuda/spmm/warp_row.cuh"  // log2_of, write_row
@@ -32,10 +33,11 @@ __device__ __forceinline__ unsigned group_mask(int log_w) {
 // group call it with the same beg, end; `active` says whether the lane's columns are
 // inside N.
 template <int U, class Ops, int V, bool RowMajor>
-__device__ __forceinline__ void group_row(const Operands<typename Ops::T, RowMajor>& op, const Ops& ops, Index beg,
+__device__ __forceinline__ void group_row(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, Index beg,
                                           Index end, Index j, bool active, int log_w, unsigned gmask,
                                           typename Ops::T (&acc)[V]) {
   using T = typename Ops::T;
+  using Stored = typename Ops::Stored;
   const int w = 1 << log_w;
   const int g_lane = threadIdx.x & (w - 1);
   for (Index base = beg; base < end; base += w) {
@@ -44,11 +46,11 @@ __device__ __forceinline__ void group_row(const Operands<typename Ops::T, RowMaj
     T a = T(1);
     if (idx < end) {
       c = op.ci[idx];
-      if constexpr (Ops::reads_a) a = op.av[idx];
+      if constexpr (Ops::reads_a) a = widen<T>(op.av[idx]);
     }
     const int count = static_cast<int>(end - base < w ? end - base : w);
     for (int t0 = 0; t0 < count; t0 += U) {
-      T b[U][V];
+      Stored b[U][V];
       T aa[U];
       bool ok[U];
 #pragma unroll
@@ -57,13 +59,15 @@ __device__ __forceinline__ void group_row(const Operands<typename Ops::T, RowMaj
         ok[u] = e < count && active;
         const ColIndex cc = __shfl_sync(gmask, c, e & (w - 1), w);
         aa[u] = shfl(gmask, a, e & (w - 1), w);
-        if (ok[u]) load_vec<T, V>(op.b_at(cc, j), b[u]);
+        if (ok[u]) load_vec<Stored, V>(op.b_at(cc, j), b[u]);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u)
         if (ok[u]) {
+          T bu[V];
+          widen_vec(b[u], bu);
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[u], b[u][v]));
+          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[u], bu[v]));
         }
     }
   }

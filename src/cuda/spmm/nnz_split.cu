@@ -11,6 +11,8 @@
 // of long rows go to the workspace and a second kernel folds them, as in row_pieces.
 // For power-law graphs at small N, where a warp per row spends most of its time waiting
 // on the few loads a short row has, and where zero-entry rows would take a warp each.
+// Takes half and bfloat16: entries are staged and partial rows kept in float (the compute
+// type), B is read 8 values per 16-byte load, and C is rounded once.
 #include <algorithm>
 #include <vector>
 
@@ -141,7 +143,7 @@ int unit_entries(const SpmmProblem& p, Split sp) {
 
 // A finished row (or the sum of a piece) of the unit: to C, or to the piece's workspace row.
 template <class Ops, int V, bool RowMajor>
-__device__ __forceinline__ void emit(const Operands<typename Ops::T, RowMajor>& op, const Ops& ops, const Unit& u,
+__device__ __forceinline__ void emit(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, const Unit& u,
                                      int x, Index j, typename Ops::T* __restrict__ partial,
                                      typename Ops::T (&acc)[V]) {
   if (u.piece < 0) write_row(op, ops, u.row_beg + x, j, false, acc);
@@ -150,10 +152,11 @@ __device__ __forceinline__ void emit(const Operands<typename Ops::T, RowMajor>& 
 
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
-    nnz_split_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
+    nnz_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
                      Index unit_count, typename Ops::T* __restrict__ partial, const CutRow* __restrict__ cut_rows,
                      unsigned* __restrict__ counters) {
   using T = typename Ops::T;
+  using Stored = typename Ops::Stored;
   using P = NnzSplitPolicy;
   constexpr int U = P::unroll;
   constexpr int warps = P::block_threads / 32;
@@ -177,7 +180,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     const int idx = q * 32 + lane;
     if (idx < u.len) {
       sc[idx] = op.ci[u.e_beg + idx];
-      if constexpr (Ops::reads_a) sv[idx] = op.av[u.e_beg + idx];
+      if constexpr (Ops::reads_a) sv[idx] = widen<T>(op.av[u.e_beg + idx]);
     }
   }
   for (int q = lane; q <= u.rows; q += 32)
@@ -206,7 +209,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     int cur = first;
     int cur_end = so[cur + 1];
     for (int e0 = lo; e0 < hi; e0 += U) {
-      T b[U][V];
+      Stored b[U][V];
       T aa[U];
 #pragma unroll
       for (int q = 0; q < U; ++q) {
@@ -214,7 +217,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
         aa[q] = T(1);
         if (e < hi) {
           if constexpr (Ops::reads_a) aa[q] = sv[e];
-          if (active) load_vec<T, V>(op.b_at(sc[e], j), b[q]);
+          if (active) load_vec<Stored, V>(op.b_at(sc[e], j), b[q]);
         }
       }
 #pragma unroll
@@ -235,8 +238,10 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
             cur_end = so[cur + 1];
           }
           if (active) {
+            T bq[V];
+            widen_vec(b[q], bq);
 #pragma unroll
-            for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[q], b[q][v]));
+            for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[q], bq[v]));
           }
         }
       }
@@ -299,16 +304,17 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
 
 template <class Ops, bool RowMajor>
 __global__ void __launch_bounds__(NnzSplitPolicy::fold_threads)
-    nnz_split_fold(Operands<typename Ops::T, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
+    nnz_split_fold(Operands<typename Ops::Stored, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
                    const typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
+  using Stored = typename Ops::Stored;
   const CutRow r = cut[blockIdx.x];
   for (Index j = threadIdx.x; j < op.n; j += blockDim.x) {
     const T* p = partial + static_cast<Index>(r.first_piece) * op.n + j;
     T acc = p[0];
     for (int q = 1; q < r.pieces; ++q) acc = ops.add(acc, p[static_cast<Index>(q) * op.n]);
-    T* c = op.c_at(r.row, j);
-    *c = op.accumulate ? ops.add(*c, acc) : acc;
+    Stored* c = op.c_at(r.row, j);
+    *c = narrow<Stored>(op.accumulate ? ops.add(widen<T>(*c), acc) : acc);
   }
 }
 
@@ -323,8 +329,8 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
   const Index tiles = (p.n + tile_width - 1) / tile_width;
   const dim3 grid(grid_limit((plan->unit_count + per_block - 1) / per_block),
                   static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
-  const auto op = operands<T, RowMajor>(p);
-  auto* partial = static_cast<T*>(workspace);
+  const auto op = operands<typename Ops::Stored, RowMajor>(p);
+  auto* partial = static_cast<T*>(workspace);  // compute type
   unsigned* counters = nullptr;
   std::shared_ptr<const FoldCounters> keep;
   if (sp.fused_fold && plan->cut_count > 0) {
@@ -342,6 +348,7 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
+  if (!takes_16bit(p, true, "nnz_split", why)) return false;
   if (!p.matrix && p.m > 0 && p.n > 0) {
     if (why) *why = "it needs the matrix for its cached work list";
     return false;
@@ -353,15 +360,15 @@ template <int Steps, int MaxLanes, bool Fused>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
   const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes, Fused}));
-  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.value_bytes();
+  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
 template <int Steps, int MaxLanes, bool Fused>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   constexpr Split sp{Steps, MaxLanes, Fused};
   if (p.m == 0 || p.n == 0) return;
-  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::T);
+  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+    constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, sp, workspace, stream);
       return launch<Ops, 1, true>(p, ops, sp, workspace, stream);

@@ -4,12 +4,21 @@
 // generic path (RuntimeOps: any built-in (semiring, type) pair and any layout, the
 // operators chosen by a warp-uniform switch), vector loads and warp shuffles.
 //
+// Every Ops names two types: Stored, the type of A's values, B and C in memory, and T,
+// the type the kernel computes in. They are the same for the five computed types; half
+// and bfloat16 (Stored = __half / __nv_bfloat16) compute in float: a kernel loads 16-bit
+// values (8 per 16-byte load of B), widens them in registers, accumulates in float and
+// rounds once when it stores C. Variants opt in to the 16-bit types with
+// with_ops<true> (see takes_16bit); the others reject them in can_implement.
+//
 // `any` keeps whichever term a kernel meets first under GraphBLAS's rules; the kernels
 // reduce it with min, which always returns one of the terms, has a true identity (so
 // partial sums of split rows combine correctly) and is deterministic for every variant.
 // Rows without entries still receive the semiring's own identity (0 for any).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -21,10 +30,12 @@
 
 namespace geblas::detail::cuda::spmm {
 
-// A built-in semiring known at compile time.
-template <class S>
+// A built-in semiring known at compile time, computing in S's value type on values
+// stored as StoredT (S's value type, or a 16-bit float for S over float).
+template <class S, class StoredT = typename S::value_type>
 struct StaticOps {
   using T = typename S::value_type;
+  using Stored = StoredT;
   static constexpr bool reads_a = semiring_reads_a<S>();
   static constexpr bool reads_b = semiring_reads_b<S>();
   __device__ __forceinline__ T identity() const { return S::identity(); }
@@ -41,10 +52,11 @@ struct StaticOps {
 enum class AddKind : std::uint8_t { plus, min, max, lor };
 enum class MulKind : std::uint8_t { times, plus, min, max, land, pair, second };
 
-// Any built-in semiring over Value, chosen at run time.
-template <class Value>
+// Any built-in semiring over Value, chosen at run time, on values stored as StoredT.
+template <class Value, class StoredT = Value>
 struct RuntimeOps {
   using T = Value;
+  using Stored = StoredT;
   AddKind add_kind = AddKind::plus;
   MulKind mul_kind = MulKind::times;
   T ident{};
@@ -77,9 +89,9 @@ struct RuntimeOps {
   }
 };
 
-template <class T>
-RuntimeOps<T> runtime_ops(SemiringId s) {
-  RuntimeOps<T> ops;
+template <class T, class Stored = T>
+RuntimeOps<T, Stored> runtime_ops(SemiringId s) {
+  RuntimeOps<T, Stored> ops;
   visit_semiring<T>(s, [&]<class S>() {
     if constexpr (supports_semiring(S::id, type_id<T>)) {
       using AddM = typename S::add_monoid;
@@ -108,21 +120,53 @@ RuntimeOps<T> runtime_ops(SemiringId s) {
 
 // Calls f.template operator()<Ops, RowMajor>(ops) with the fast path when one is
 // compiled for the problem, else with the generic one. Every variant runs through this,
-// so the fast set is defined here once.
-template <class F>
+// so the fast set is defined here once. With Take16, half and bfloat16 problems run too
+// (fast path: plus_times, max_times, min_plus over float on 16-bit row-major operands;
+// the generic path over float for the other semirings and layouts); without it they
+// reach visit_type, which throws NotImplemented (can_implement rejects them first).
+template <bool Take16 = false, class F>
 void with_ops(const SpmmProblem& p, F&& f) {
   const bool row_major = p.b_row_major() && p.c_row_major();
-  auto fast = [&]<class T>() {
+  auto fast = [&]<class T, class Stored>() {
     switch (p.semiring) {
-      case SemiringId::plus_times: f.template operator()<StaticOps<semiring::plus_times<T>>, true>({}); return true;
-      case SemiringId::max_times: f.template operator()<StaticOps<semiring::max_times<T>>, true>({}); return true;
-      case SemiringId::min_plus: f.template operator()<StaticOps<semiring::min_plus<T>>, true>({}); return true;
+      case SemiringId::plus_times: f.template operator()<StaticOps<semiring::plus_times<T>, Stored>, true>({}); return true;
+      case SemiringId::max_times: f.template operator()<StaticOps<semiring::max_times<T>, Stored>, true>({}); return true;
+      case SemiringId::min_plus: f.template operator()<StaticOps<semiring::min_plus<T>, Stored>, true>({}); return true;
       default: return false;
     }
   };
-  if (row_major && p.type == TypeId::float32 && fast.template operator()<float>()) return;
-  if (row_major && p.type == TypeId::float64 && fast.template operator()<double>()) return;
+  if constexpr (Take16) {
+    if (p.type == TypeId::float16) {
+      if (row_major && fast.template operator()<float, __half>()) return;
+      f.template operator()<RuntimeOps<float, __half>, false>(runtime_ops<float, __half>(p.semiring));
+      return;
+    }
+    if (p.type == TypeId::bfloat16) {
+      if (row_major && fast.template operator()<float, __nv_bfloat16>()) return;
+      f.template operator()<RuntimeOps<float, __nv_bfloat16>, false>(runtime_ops<float, __nv_bfloat16>(p.semiring));
+      return;
+    }
+  }
+  if (row_major && p.type == TypeId::float32 && fast.template operator()<float, float>()) return;
+  if (row_major && p.type == TypeId::float64 && fast.template operator()<double, double>()) return;
   visit_type(p.type, [&]<class T>() { f.template operator()<RuntimeOps<T>, false>(runtime_ops<T>(p.semiring)); });
+}
+
+// can_implement's check for the 16-bit types: a variant that computes them (with_ops<true>)
+// takes every semiring float takes; one that does not says so, naming the type.
+inline bool takes_16bit(const SpmmProblem& p, bool computes_16bit, const char* variant, std::string* why) {
+  if (!is_16bit_float(p.type)) return true;
+  if (!computes_16bit) {
+    if (why) *why = std::string(variant) + " does not compute " + std::string(to_string(p.type)) +
+                    " values (the 16-bit types run on row_split, row_pieces, row_group and the nnz_split family)";
+    return false;
+  }
+  if (!supports_semiring(p.semiring, TypeId::float32)) {
+    if (why) *why = std::string(to_string(p.semiring)) + " is not defined over " + std::string(to_string(p.type)) +
+                    " (its values compute in float)";
+    return false;
+  }
+  return true;
 }
 
 // Typed pointers and strides of a problem. With RowMajor the column strides are 1 at
@@ -148,6 +192,68 @@ Operands<T, RowMajor> operands(const SpmmProblem& p) {
           static_cast<T*>(p.C), p.b_row_stride, p.b_col_stride, p.c_row_stride, p.c_col_stride, p.accumulate};
 }
 
+// Stored <-> compute conversions. The identity for the five computed types (the same
+// code as without them); half and bfloat16 widen exactly and narrow rounding to nearest
+// even (NaN stays NaN, overflow becomes infinity, as geblas::half's host conversion).
+template <class T, class Stored>
+__device__ __forceinline__ T widen(Stored x) {
+  if constexpr (std::is_same_v<T, Stored>) return x;
+  else if constexpr (std::is_same_v<Stored, __half>) return __half2float(x);
+  else return __bfloat162float(x);
+}
+
+template <class Stored, class T>
+__device__ __forceinline__ Stored narrow(T x) {
+  if constexpr (std::is_same_v<T, Stored>) return x;
+  else if constexpr (std::is_same_v<Stored, __half>) return __float2half_rn(x);
+  else return __float2bfloat16_rn(x);
+}
+
+// V stored values to V compute values; 16-bit pairs convert as one 32-bit register.
+template <class T, class Stored, int V>
+__device__ __forceinline__ void widen_vec(const Stored (&in)[V], T (&out)[V]) {
+  if constexpr (std::is_same_v<T, Stored> || V % 2 != 0) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = widen<T>(in[v]);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; v += 2) {
+      float2 f;
+      if constexpr (std::is_same_v<Stored, __half>) {
+        __half2 h;
+        std::memcpy(&h, &in[v], 4);
+        f = __half22float2(h);
+      } else {
+        __nv_bfloat162 h;
+        std::memcpy(&h, &in[v], 4);
+        f = __bfloat1622float2(h);
+      }
+      out[v] = f.x;
+      out[v + 1] = f.y;
+    }
+  }
+}
+
+// V compute values to V stored values, rounded once; 16-bit pairs with one paired convert.
+template <class Stored, class T, int V>
+__device__ __forceinline__ void narrow_vec(const T (&in)[V], Stored (&out)[V]) {
+  if constexpr (std::is_same_v<T, Stored> || V % 2 != 0) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = narrow<Stored>(in[v]);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; v += 2) {
+      if constexpr (std::is_same_v<Stored, __half>) {
+        const __half2 h = __floats2half2_rn(in[v], in[v + 1]);
+        std::memcpy(&out[v], &h, 4);
+      } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(in[v], in[v + 1]);
+        std::memcpy(&out[v], &h, 4);
+      }
+    }
+  }
+}
+
 // V consecutive values from p (16-byte loads for V * sizeof(T) == 16; the caller checks
 // alignment). Read-only path: B is never written by the kernel.
 template <class T, int V>
@@ -170,6 +276,14 @@ __device__ __forceinline__ void store_vec(T* p, const T (&in)[V]) {
     int4 x;
     std::memcpy(&x, in, 16);
     *reinterpret_cast<int4*>(p) = x;
+  } else if constexpr (V * sizeof(T) % 16 == 0) {
+    // float partial rows of 16-bit problems (V = 8): 16-byte stores, p 32-byte aligned
+#pragma unroll
+    for (int q = 0; q < static_cast<int>(V * sizeof(T) / 16); ++q) {
+      int4 x;
+      std::memcpy(&x, reinterpret_cast<const char*>(in) + 16 * q, 16);
+      reinterpret_cast<int4*>(p)[q] = x;
+    }
   } else if constexpr (V * sizeof(T) == 8) {
     int2 x;
     std::memcpy(&x, in, 8);
@@ -198,7 +312,7 @@ inline bool vector_aligned(const SpmmProblem& p, int v) {
          reinterpret_cast<std::uintptr_t>(p.C) % bytes == 0;
 }
 
-// The vector width (in values) a 16-byte load holds for the problem's type.
+// The vector width (in values) a 16-byte load holds for the problem's (stored) type.
 inline int full_vector(const SpmmProblem& p) { return static_cast<int>(16 / p.value_bytes()); }
 
 inline unsigned grid_limit(Index x) { return static_cast<unsigned>(x < 1 ? 1 : x); }

@@ -40,7 +40,9 @@ struct SpmmProblem {
 
   bool b_row_major() const { return b_col_stride == 1; }
   bool c_row_major() const { return c_col_stride == 1; }
-  std::size_t value_bytes() const { return size_of(type); }
+  std::size_t value_bytes() const { return size_of(type); }  // stored in A, B and C
+  // The type the kernels compute in (partial rows in workspaces): float for the 16-bit types.
+  std::size_t compute_bytes() const { return is_16bit_float(type) ? sizeof(float) : size_of(type); }
 };
 
 // One kernel variant. `can_implement` returns true or sets `why` to the reason it

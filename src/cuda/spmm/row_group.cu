@@ -1,7 +1,8 @@
 // row_group: a lane group per row of A, as narrow as N allows (group_row.cuh), so that at
 // small N one warp works on 32 / W rows at once. The variant for graphs whose rows are
 // all a few entries long (road networks, meshes), where row_split's warp per row leaves
-// most entry slots empty. A long row is serialised on one group (no cutting).
+// most entry slots empty. A long row is serialised on one group (no cutting). Takes half
+// and bfloat16 (8 values per 16-byte load, float accumulators).
 #include "cuda/check.cuh"
 #include "cuda/spmm/group_row.cuh"
 
@@ -17,7 +18,7 @@ struct RowGroupPolicy {
 
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowGroupPolicy::block_threads)
-    row_group_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w) {
+    row_group_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
   using T = typename Ops::T;
   const Index row = (static_cast<Index>(blockIdx.x) * RowGroupPolicy::block_threads + threadIdx.x) >> log_w;
   if (row >= op.m) return;  // the whole group leaves together
@@ -45,18 +46,18 @@ void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
   const dim3 grid(grid_limit((p.m + rows_per_block - 1) / rows_per_block),
                   static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
   row_group_kernel<Ops, V, RowMajor>
-      <<<grid, RowGroupPolicy::block_threads, 0, stream>>>(operands<typename Ops::T, RowMajor>(p), ops, log_w);
+      <<<grid, RowGroupPolicy::block_threads, 0, stream>>>(operands<typename Ops::Stored, RowMajor>(p), ops, log_w);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
-bool can_implement(const SpmmProblem&, std::string*) { return true; }
+bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, true, "row_group", why); }
 
 std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
 
 void run(const SpmmProblem& p, void*, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::T);
+  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+    constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, stream);
       return launch<Ops, 1, true>(p, ops, stream);

@@ -6,6 +6,8 @@
 // depends only on A and P, so it is built once on the host and kept in A's derived
 // cache. P scales with the number of entries a warp consumes per step (entry slots x
 // unroll), so the longest piece costs a fixed number of dependent steps for every N.
+// Takes half and bfloat16: partial rows stay in float (the compute type), so a cut row
+// is rounded once, when the fold writes C.
 #include <vector>
 
 #include "core/derived_cache.hpp"
@@ -80,7 +82,7 @@ Index piece_length(const SpmmProblem& p) {
 
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
-    row_pieces_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
+    row_pieces_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
                       Index unit_count, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
   const Index w = static_cast<Index>(blockIdx.x) * (RowPiecesPolicy::block_threads / 32) + (threadIdx.x >> 5);
@@ -103,16 +105,17 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
 
 template <class Ops, bool RowMajor>
 __global__ void __launch_bounds__(RowPiecesPolicy::fixup_threads)
-    row_pieces_fold(Operands<typename Ops::T, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
+    row_pieces_fold(Operands<typename Ops::Stored, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
                     const typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
+  using Stored = typename Ops::Stored;
   const CutRow r = cut[blockIdx.x];
   for (Index j = threadIdx.x; j < op.n; j += blockDim.x) {
     const T* p = partial + static_cast<Index>(r.first_piece) * op.n + j;
     T acc = p[0];
     for (int q = 1; q < r.pieces; ++q) acc = ops.add(acc, p[static_cast<Index>(q) * op.n]);
-    T* c = op.c_at(r.row, j);
-    *c = op.accumulate ? ops.add(*c, acc) : acc;
+    Stored* c = op.c_at(r.row, j);
+    *c = narrow<Stored>(op.accumulate ? ops.add(widen<T>(*c), acc) : acc);
   }
 }
 
@@ -126,8 +129,8 @@ void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream)
   const Index tiles = (p.n + tile_width - 1) / tile_width;
   const dim3 grid(grid_limit((plan->unit_count + per_block - 1) / per_block),
                   static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
-  const auto op = operands<T, RowMajor>(p);
-  auto* partial = static_cast<T*>(workspace);
+  const auto op = operands<typename Ops::Stored, RowMajor>(p);
+  auto* partial = static_cast<T*>(workspace);  // compute type
   row_pieces_kernel<Ops, V, RowMajor><<<grid, RowPiecesPolicy::block_threads, 0, stream>>>(
       op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial);
   GEBLAS_CUDA_CHECK_LAUNCH();
@@ -139,6 +142,7 @@ void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream)
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
+  if (!takes_16bit(p, true, "row_pieces", why)) return false;
   if (!p.matrix && p.m > 0 && p.n > 0) {
     if (why) *why = "it needs the matrix for its cached work list";
     return false;
@@ -149,13 +153,13 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
   const auto plan = plan_for(*p.matrix, piece_length(p));
-  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.value_bytes();
+  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::T);
+  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+    constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, workspace, stream);
       return launch<Ops, 1, true>(p, ops, workspace, stream);

@@ -4,7 +4,8 @@
 // per warp. N wider than one warp's tile loops over column tiles, with the tile index
 // the slow grid dimension so that one column slice of B stays in L2 at a time. Assumes
 // nothing about row lengths, but a very long row is serialised on one warp: row_pieces
-// and merge_path are for those.
+// and merge_path are for those. Takes half and bfloat16 (8 values per 16-byte load of B,
+// float accumulators).
 #include "cuda/check.cuh"
 #include "cuda/spmm/warp_row.cuh"
 
@@ -20,7 +21,7 @@ struct RowSplitPolicy {
 
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowSplitPolicy::block_threads)
-    row_split_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, int log_w) {
+    row_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
   using T = typename Ops::T;
   const Index row = static_cast<Index>(blockIdx.x) * (RowSplitPolicy::block_threads / 32) + (threadIdx.x >> 5);
   if (row >= op.m) return;  // the whole warp leaves together
@@ -47,18 +48,18 @@ void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
   const dim3 grid(grid_limit((p.m + rows_per_block - 1) / rows_per_block),
                   static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
   row_split_kernel<Ops, V, RowMajor>
-      <<<grid, RowSplitPolicy::block_threads, 0, stream>>>(operands<typename Ops::T, RowMajor>(p), ops, log_w);
+      <<<grid, RowSplitPolicy::block_threads, 0, stream>>>(operands<typename Ops::Stored, RowMajor>(p), ops, log_w);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
-bool can_implement(const SpmmProblem&, std::string*) { return true; }
+bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, true, "row_split", why); }
 
 std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
 
 void run(const SpmmProblem& p, void*, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::T);
+  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+    constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, stream);
       return launch<Ops, 1, true>(p, ops, stream);

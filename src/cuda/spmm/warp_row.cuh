@@ -6,7 +6,9 @@
 // coalesced access (GE-SpMM's row caching, held in registers and broadcast by shuffles),
 // then issues U loads of B per slot before consuming any, so U * E loads are in flight
 // per warp instead of one dependent chain. The slots' partial results are combined with
-// the semiring's add at the end (butterfly shuffles).
+// the semiring's add at the end (butterfly shuffles). Values are loaded as Ops::Stored
+// (8 per 16-byte load for half and bfloat16) and widened to Ops::T in registers just
+// before they are used, so the loads in flight hold packed 16-bit values.
 #pragma once
 
 #include "cuda/spmm/ops.cuh"
@@ -37,9 +39,10 @@ __device__ __forceinline__ T shfl_xor(T x, int mask) {
 // whether the lane's columns are inside N. On return every lane of a slot column holds
 // the full result for its columns (all slots agree).
 template <int U, class Ops, int V, bool RowMajor>
-__device__ __forceinline__ void warp_row(const Operands<typename Ops::T, RowMajor>& op, const Ops& ops, Index beg,
+__device__ __forceinline__ void warp_row(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, Index beg,
                                          Index end, Index j, bool active, int log_w, typename Ops::T (&acc)[V]) {
   using T = typename Ops::T;
+  using Stored = typename Ops::Stored;
   const int lane = threadIdx.x & 31;
   const int slot = lane >> log_w;
   const int slots = 32 >> log_w;
@@ -49,11 +52,11 @@ __device__ __forceinline__ void warp_row(const Operands<typename Ops::T, RowMajo
     T a = T(1);
     if (idx < end) {
       c = op.ci[idx];
-      if constexpr (Ops::reads_a) a = op.av[idx];
+      if constexpr (Ops::reads_a) a = widen<T>(op.av[idx]);
     }
     const int count = static_cast<int>(end - base < 32 ? end - base : 32);
     for (int t0 = 0; t0 < count; t0 += slots * U) {
-      T b[U][V];
+      Stored b[U][V];
       T aa[U];
       bool ok[U];
 #pragma unroll
@@ -62,13 +65,15 @@ __device__ __forceinline__ void warp_row(const Operands<typename Ops::T, RowMajo
         ok[u] = e < count && active;
         const ColIndex cc = __shfl_sync(0xffffffffu, c, e & 31);
         aa[u] = shfl(0xffffffffu, a, e & 31);
-        if (ok[u]) load_vec<T, V>(op.b_at(cc, j), b[u]);
+        if (ok[u]) load_vec<Stored, V>(op.b_at(cc, j), b[u]);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u)
         if (ok[u]) {
+          T bu[V];
+          widen_vec(b[u], bu);
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[u], b[u][v]));
+          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[u], bu[v]));
         }
     }
   }
@@ -78,12 +83,13 @@ __device__ __forceinline__ void warp_row(const Operands<typename Ops::T, RowMajo
 }
 
 // Writes a finished row tile: identity for a row without entries (unless accumulating,
-// which leaves it), C (+) acc when accumulating, else acc.
+// which leaves it), C (+) acc when accumulating, else acc; rounded once to Ops::Stored.
 template <class Ops, int V, bool RowMajor>
-__device__ __forceinline__ void write_row(const Operands<typename Ops::T, RowMajor>& op, const Ops& ops, Index row,
+__device__ __forceinline__ void write_row(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, Index row,
                                           Index j, bool empty, typename Ops::T (&acc)[V]) {
   using T = typename Ops::T;
-  T* c = op.c_at(row, j);
+  using Stored = typename Ops::Stored;
+  Stored* c = op.c_at(row, j);
   if (empty) {
     if (op.accumulate) return;
 #pragma unroll
@@ -91,12 +97,18 @@ __device__ __forceinline__ void write_row(const Operands<typename Ops::T, RowMaj
   } else if (op.accumulate) {
     if constexpr (RowMajor) {
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc[v] = ops.add(c[v], acc[v]);
+      for (int v = 0; v < V; ++v) acc[v] = ops.add(widen<T>(c[v]), acc[v]);
     } else {
-      acc[0] = ops.add(*c, acc[0]);
+      acc[0] = ops.add(widen<T>(*c), acc[0]);
     }
   }
-  store_vec<T, V>(c, acc);
+  if constexpr (std::is_same_v<T, Stored>) {
+    store_vec<T, V>(c, acc);
+  } else {
+    Stored out[V];
+    narrow_vec(acc, out);
+    store_vec<Stored, V>(c, out);
+  }
 }
 
 }  // namespace geblas::detail::cuda::spmm
