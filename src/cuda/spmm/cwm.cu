@@ -12,7 +12,7 @@ struct CwmPolicy {
   static constexpr int coarsening = 2;
 };
 
-bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, false, "cwm", why); }
+bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, Takes16::none, "cwm", why); }
 std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
 void run(const SpmmProblem& p, void*, cudaStream_t stream) { ge::run_ge<CwmPolicy::coarsening>(p, stream); }
 

@@ -80,6 +80,25 @@ void* workspace_for(const SparseStorage& A, std::size_t bytes) {
   return st.buffer.data();
 }
 
+// The H200 rules alone (rule 3 of docs/notes/spmm-tuning.md). half and bfloat16 follow
+// the same rules as float; where the pick refuses the problem (the nnz_split family
+// computes 16-bit values only for plus_times, max_times, min_plus on row-major operands
+// with N a multiple of 8), these rules decide: their variants take every 16-bit problem.
+// Fitted on fp32; they await a 16-bit run (bench_spmm --type=float16|bfloat16).
+const SpmmVariant& h200_rules(const SpmmProblem& p, const RowStats& s, const char*& why) {
+  using P = DispatchPolicy;
+  if (s.max_row > P::long_row) {
+    why = "long rows: cut into pieces";
+    return row_pieces_variant();
+  }
+  if (s.max_row <= P::short_row && p.n <= P::short_row_max_n) {
+    why = "short rows, small N: several rows per warp";
+    return row_group_variant();
+  }
+  why = "a warp per row";
+  return row_split_variant();
+}
+
 }  // namespace
 
 const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
@@ -137,28 +156,16 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
       why = "sparse rows: equal entries per warp";
       v = &nnz_split_fused_variant();
     }
-  } else if (s.max_row > P::long_row) {
-    why = "long rows: cut into pieces";
-    v = &row_pieces_variant();
-  } else if (s.max_row <= P::short_row && p.n <= P::short_row_max_n) {
-    why = "short rows, small N: several rows per warp";
-    v = &row_group_variant();
+  } else {
+    v = &h200_rules(p, s, why);
   }
   std::string fallback;
-  if (is_16bit_float(p.type)) {
-    // The rules' pick cannot run the 16-bit problem: the older rules, which pick only
-    // variants that compute every 16-bit problem they are given.
-    std::string cannot;
-    if (!v->can_implement(p, &cannot)) {
-      fallback = std::string("; ") + v->name + " cannot (" + cannot + ")";
-      if (s.max_row > P::long_row) {
-        why = "long rows: cut into pieces";
-        v = &row_pieces_variant();
-      } else {
-        why = "a warp per row";
-        v = &row_split_variant();
-      }
-    }
+  if (is_16bit_float(p.type) && !v->can_implement(p, nullptr)) {
+    // The pick does not compute this 16-bit problem: the H200 rules, whose variants take
+    // every 16-bit problem.
+    fallback = std::string(" (") + v->name + " computes " + std::string(to_string(p.type)) +
+               " only for plus_times, max_times, min_plus on row-major operands with N a multiple of 8)";
+    v = &h200_rules(p, s, why);
   }
   std::snprintf(buf, sizeof buf, "N=%lld, %s, mean row %.1f, max row %lld: %s", static_cast<long long>(p.n),
                 std::string(to_string(p.type)).c_str(), s.mean_row, static_cast<long long>(s.max_row), why);

@@ -186,7 +186,7 @@ void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream)
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
-  if (!takes_16bit(p, false, "merge_path", why)) return false;
+  if (!takes_16bit(p, Takes16::none, "merge_path", why)) return false;
   if (p.m + p.nnz > 0 && p.n > 0 &&
       static_cast<std::size_t>(p.n) * p.value_bytes() > MergePathPolicy::max_carry_bytes) {
     if (why) *why = "N = " + std::to_string(p.n) + " makes one carry row larger than the carry budget";

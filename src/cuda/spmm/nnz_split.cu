@@ -11,8 +11,10 @@
 // of long rows go to the workspace and a second kernel folds them, as in row_pieces.
 // For power-law graphs at small N, where a warp per row spends most of its time waiting
 // on the few loads a short row has, and where zero-entry rows would take a warp each.
-// Takes half and bfloat16: entries are staged and partial rows kept in float (the compute
-// type), B is read 8 values per 16-byte load, and C is rounded once.
+// Takes half and bfloat16 on the fast path with 16-byte loads only (Takes16::fast_vector:
+// the scalar and generic 16-bit kernels would double this file's compile time): entries
+// are staged and partial rows kept in float (the compute type), B is read 8 values per
+// 16-byte load, and C is rounded once.
 #include <algorithm>
 #include <vector>
 
@@ -348,7 +350,7 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
-  if (!takes_16bit(p, true, "nnz_split", why)) return false;
+  if (!takes_16bit(p, Takes16::fast_vector, "nnz_split", why)) return false;
   if (!p.matrix && p.m > 0 && p.n > 0) {
     if (why) *why = "it needs the matrix for its cached work list";
     return false;
@@ -367,9 +369,11 @@ template <int Steps, int MaxLanes, bool Fused>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   constexpr Split sp{Steps, MaxLanes, Fused};
   if (p.m == 0 || p.n == 0) return;
-  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+  with_ops<Takes16::fast_vector>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
-    if constexpr (RowMajor && full > 1) {
+    if constexpr (is_16bit_stored<typename Ops::Stored>) {
+      launch<Ops, full, true>(p, ops, sp, workspace, stream);  // can_implement: vector-aligned only
+    } else if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, sp, workspace, stream);
       return launch<Ops, 1, true>(p, ops, sp, workspace, stream);
     } else {

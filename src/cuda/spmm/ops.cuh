@@ -9,7 +9,7 @@
 // and bfloat16 (Stored = __half / __nv_bfloat16) compute in float: a kernel loads 16-bit
 // values (8 per 16-byte load of B), widens them in registers, accumulates in float and
 // rounds once when it stores C. Variants opt in to the 16-bit types with
-// with_ops<true> (see takes_16bit); the others reject them in can_implement.
+// with_ops<Takes16::...> and say what they take in can_implement (takes_16bit).
 //
 // `any` keeps whichever term a kernel meets first under GraphBLAS's rules; the kernels
 // reduce it with min, which always returns one of the terms, has a true identity (so
@@ -118,13 +118,29 @@ RuntimeOps<T, Stored> runtime_ops(SemiringId s) {
   return ops;
 }
 
+// Which half / bfloat16 problems a variant computes (each adds kernels: 2 types x the
+// fast ops x vector widths, + the generic path).
+enum class Takes16 : std::uint8_t {
+  none,  // none: can_implement refuses them (merge_path, crc, cwm)
+  all,   // every semiring float takes, any layout (row_split, row_pieces, row_group)
+  // only the fast path with 16-byte loads: plus_times, max_times, min_plus on row-major B
+  // and C whose N and leading dimensions are multiples of 8 values (the nnz_split family:
+  // its kernels are the largest, so the scalar and generic 16-bit ones are not compiled;
+  // the dispatcher sends the rest to row_split / row_pieces / row_group)
+  fast_vector,
+};
+
+template <class Stored>
+inline constexpr bool is_16bit_stored = std::is_same_v<Stored, __half> || std::is_same_v<Stored, __nv_bfloat16>;
+
 // Calls f.template operator()<Ops, RowMajor>(ops) with the fast path when one is
 // compiled for the problem, else with the generic one. Every variant runs through this,
-// so the fast set is defined here once. With Take16, half and bfloat16 problems run too
-// (fast path: plus_times, max_times, min_plus over float on 16-bit row-major operands;
-// the generic path over float for the other semirings and layouts); without it they
-// reach visit_type, which throws NotImplemented (can_implement rejects them first).
-template <bool Take16 = false, class F>
+// so the fast set is defined here once. With L != none, half and bfloat16 problems run
+// too (fast path: plus_times, max_times, min_plus over float on 16-bit row-major
+// operands; with L = all also the generic path over float for the other semirings and
+// layouts); a 16-bit problem outside L reaches visit_type, which throws NotImplemented
+// (can_implement refuses it first).
+template <Takes16 L = Takes16::none, class F>
 void with_ops(const SpmmProblem& p, F&& f) {
   const bool row_major = p.b_row_major() && p.c_row_major();
   auto fast = [&]<class T, class Stored>() {
@@ -135,38 +151,25 @@ void with_ops(const SpmmProblem& p, F&& f) {
       default: return false;
     }
   };
-  if constexpr (Take16) {
+  if constexpr (L != Takes16::none) {
     if (p.type == TypeId::float16) {
       if (row_major && fast.template operator()<float, __half>()) return;
-      f.template operator()<RuntimeOps<float, __half>, false>(runtime_ops<float, __half>(p.semiring));
-      return;
+      if constexpr (L == Takes16::all) {
+        f.template operator()<RuntimeOps<float, __half>, false>(runtime_ops<float, __half>(p.semiring));
+        return;
+      }
     }
     if (p.type == TypeId::bfloat16) {
       if (row_major && fast.template operator()<float, __nv_bfloat16>()) return;
-      f.template operator()<RuntimeOps<float, __nv_bfloat16>, false>(runtime_ops<float, __nv_bfloat16>(p.semiring));
-      return;
+      if constexpr (L == Takes16::all) {
+        f.template operator()<RuntimeOps<float, __nv_bfloat16>, false>(runtime_ops<float, __nv_bfloat16>(p.semiring));
+        return;
+      }
     }
   }
   if (row_major && p.type == TypeId::float32 && fast.template operator()<float, float>()) return;
   if (row_major && p.type == TypeId::float64 && fast.template operator()<double, double>()) return;
   visit_type(p.type, [&]<class T>() { f.template operator()<RuntimeOps<T>, false>(runtime_ops<T>(p.semiring)); });
-}
-
-// can_implement's check for the 16-bit types: a variant that computes them (with_ops<true>)
-// takes every semiring float takes; one that does not says so, naming the type.
-inline bool takes_16bit(const SpmmProblem& p, bool computes_16bit, const char* variant, std::string* why) {
-  if (!is_16bit_float(p.type)) return true;
-  if (!computes_16bit) {
-    if (why) *why = std::string(variant) + " does not compute " + std::string(to_string(p.type)) +
-                    " values (the 16-bit types run on row_split, row_pieces, row_group and the nnz_split family)";
-    return false;
-  }
-  if (!supports_semiring(p.semiring, TypeId::float32)) {
-    if (why) *why = std::string(to_string(p.semiring)) + " is not defined over " + std::string(to_string(p.type)) +
-                    " (its values compute in float)";
-    return false;
-  }
-  return true;
 }
 
 // Typed pointers and strides of a problem. With RowMajor the column strides are 1 at
@@ -314,6 +317,34 @@ inline bool vector_aligned(const SpmmProblem& p, int v) {
 
 // The vector width (in values) a 16-byte load holds for the problem's (stored) type.
 inline int full_vector(const SpmmProblem& p) { return static_cast<int>(16 / p.value_bytes()); }
+
+// can_implement's check for the 16-bit types: what a variant of mode L takes (see
+// Takes16); a refusal names the variant, the type and what to use instead.
+inline bool takes_16bit(const SpmmProblem& p, Takes16 mode, const char* variant, std::string* why) {
+  if (!is_16bit_float(p.type)) return true;
+  const std::string type(to_string(p.type));
+  if (mode == Takes16::none) {
+    if (why) *why = std::string(variant) + " does not compute " + type +
+                    " values (row_split, row_pieces, row_group and the nnz_split family do)";
+    return false;
+  }
+  if (!supports_semiring(p.semiring, TypeId::float32)) {
+    if (why) *why = std::string(to_string(p.semiring)) + " is not defined over " + type + " (its values compute in float)";
+    return false;
+  }
+  if (mode == Takes16::fast_vector) {
+    const bool fast = p.semiring == SemiringId::plus_times || p.semiring == SemiringId::max_times ||
+                      p.semiring == SemiringId::min_plus;
+    if (!fast || !vector_aligned(p, 8)) {
+      if (why) *why = std::string(variant) + " computes " + type +
+                      " only for plus_times, max_times and min_plus on row-major B and C with N, the leading "
+                      "dimensions and the base addresses multiples of 8 values (row_split, row_pieces and "
+                      "row_group take the rest)";
+      return false;
+    }
+  }
+  return true;
+}
 
 inline unsigned grid_limit(Index x) { return static_cast<unsigned>(x < 1 ? 1 : x); }
 

@@ -142,7 +142,7 @@ void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream)
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
-  if (!takes_16bit(p, true, "row_pieces", why)) return false;
+  if (!takes_16bit(p, Takes16::all, "row_pieces", why)) return false;
   if (!p.matrix && p.m > 0 && p.n > 0) {
     if (why) *why = "it needs the matrix for its cached work list";
     return false;
@@ -158,7 +158,7 @@ std::size_t workspace_bytes(const SpmmProblem& p) {
 
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+  with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, workspace, stream);

@@ -52,13 +52,13 @@ void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
-bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, true, "row_split", why); }
+bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, Takes16::all, "row_split", why); }
 
 std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
 
 void run(const SpmmProblem& p, void*, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops<true>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+  with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
       if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, stream);
