@@ -4,10 +4,13 @@
 // every built-in semiring (float for all; double, int32, int64 and bool sampled), both
 // layouts and the fused accumulator, and on the shared graphs (read with
 // io::read_matrix_market). Outputs are poisoned before every run and every
-// entry is checked.
+// entry is checked. half and bfloat16 (the variants that compute them, and the
+// dispatcher) are checked against fp64 within a stated bound (see the 16-bit section).
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -352,4 +355,319 @@ TEST_CASE("cuda spmm: the shared graphs, every variant and the dispatcher", "[sp
       }
     }
   }
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// half and bfloat16: A, B and C all 16-bit, computed in float, rounded once when stored.
+// The reference is fp64 Eigen on the 16-bit-rounded inputs. Every element must satisfy
+//   |c - ref| <= u |ref| + (1 + u) (t + 1) 2^-23 S + s
+// where u is the type's unit roundoff (2^-11 half, 2^-8 bfloat16: the one rounding of
+// the stored result), t the number of terms of the element (entries of the row, plus
+// the old C when accumulating), S the sum of the terms' magnitudes |a (x) b| (the fp32
+// accumulation error of t terms in any order, with a factor 2 of slack) and s half of
+// the smallest subnormal step (2^-25 for half, whose results may be subnormal).
+// Infinite references (the identity of max and min in rows without entries) must be
+// matched exactly.
+
+// The variants that compute 16-bit values; every other one must refuse them, naming the type.
+const std::set<std::string> variants_16bit = {"row_split",       "row_pieces",     "row_group",
+                                              "nnz_split",       "nnz_split_fused", "nnz_split_long",
+                                              "nnz_split_line",  "nnz_split_line_long"};
+
+template <class H>
+constexpr double unit_roundoff = std::is_same_v<H, half> ? 0x1p-11 : 0x1p-8;
+template <class H>
+constexpr double subnormal_half_step = std::is_same_v<H, half> ? 0x1p-25 : 0x1p-134;
+
+template <class H>
+float round16(double x) {
+  return static_cast<float>(H(static_cast<float>(x)));
+}
+
+// Whether a 16-bit variant takes the problem: the nnz_split family only the fast path with
+// 16-byte loads (plus_times, max_times, min_plus; B and C row-major; N a multiple of 8);
+// the others every semiring float takes, any layout.
+bool takes16(const std::string& variant, const std::string& semiring, Index n, Layout lb, Layout lc) {
+  if (variant.rfind("nnz_split", 0) != 0) return true;
+  return (semiring == "plus_times" || semiring == "max_times" || semiring == "min_plus") && lb == Layout::row_major &&
+         lc == Layout::row_major && n % 8 == 0;
+}
+
+// The variants a 16-bit case runs: the dispatcher ("") and the 16-bit ones.
+std::vector<std::string> variants_and_auto_16bit() {
+  std::vector<std::string> v{""};
+  for (const auto& name : detail::cuda_spmm_variant_names())
+    if (variants_16bit.count(name)) v.push_back(name);
+  return v;
+}
+
+// A 16-bit problem and its fp64 twin: A in CSR with sorted columns, B and C0 dense.
+template <class H>
+struct Problem16 {
+  Index m = 0, k = 0, n = 0;
+  std::vector<Index> ro{0};
+  std::vector<ColIndex> ci;
+  std::vector<float> av;        // A's values, already rounded to H
+  ref::Dense<double> Bd, C0d;   // rounded to H
+  ref::Sparse<double> E;
+
+  SparseMatrix<H> a16() const {
+    std::vector<H> h(av.size());
+    for (std::size_t p = 0; p < av.size(); ++p) h[p] = H(av[p]);
+    return SparseMatrix<H>::from_csr(m, k, ro, ci, h);
+  }
+  static DenseMatrix<H> dense16(const ref::Dense<double>& D, Layout layout) {
+    std::vector<H> v(static_cast<std::size_t>(D.size()));
+    for (Index i = 0; i < D.rows(); ++i)
+      for (Index j = 0; j < D.cols(); ++j)
+        v[static_cast<std::size_t>(layout == Layout::row_major ? i * D.cols() + j : j * D.rows() + i)] =
+            H(static_cast<float>(D(i, j)));
+    return layout == Layout::row_major ? DenseMatrix<H>::from_row_major(D.rows(), D.cols(), v, gpu)
+                                       : DenseMatrix<H>::from_col_major(D.rows(), D.cols(), v, gpu);
+  }
+  void finish() {
+    std::vector<Eigen::Triplet<double, std::int64_t>> t;
+    for (Index i = 0; i < m; ++i)
+      for (Index p = ro[static_cast<std::size_t>(i)]; p < ro[static_cast<std::size_t>(i + 1)]; ++p)
+        t.emplace_back(i, ci[static_cast<std::size_t>(p)], av[static_cast<std::size_t>(p)]);
+    E = ref::Sparse<double>(m, k);
+    E.setFromTriplets(t.begin(), t.end());
+  }
+};
+
+// Real values in [-2, 2) rounded to H.
+template <class H>
+ref::Dense<double> random_dense16(Index r, Index c, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(-2, 2);
+  ref::Dense<double> D(r, c);
+  for (Index i = 0; i < r; ++i)
+    for (Index j = 0; j < c; ++j) D(i, j) = round16<H>(d(rng));
+  return D;
+}
+
+template <class H>
+Problem16<H> random_problem16(Index m, Index k, Index n, Shape shape, std::uint64_t seed) {
+  Problem16<H> P;
+  P.m = m, P.k = k, P.n = n;
+  auto tuples = test::random_sparse<float>(m, k, 0.012, shape, seed, true).tuples;
+  std::sort(tuples.begin(), tuples.end(), [](const auto& x, const auto& y) {
+    return std::pair(x.row, x.col) < std::pair(y.row, y.col);
+  });
+  std::size_t q = 0;
+  for (Index i = 0; i < m; ++i) {
+    for (; q < tuples.size() && tuples[q].row == i; ++q) {
+      P.ci.push_back(static_cast<ColIndex>(tuples[q].col));
+      P.av.push_back(round16<H>(4.0 * tuples[q].value - 2.0));
+    }
+    P.ro.push_back(static_cast<Index>(P.ci.size()));
+  }
+  P.Bd = random_dense16<H>(k, n, seed + 1);
+  P.C0d = random_dense16<H>(m, n, seed + 2);
+  P.finish();
+  return P;
+}
+
+Accum accum_of(SemiringId id, TypeId type) {
+  Accum a;
+  visit_semiring<float>(id, [&]<class S>() {
+    if constexpr (supports_semiring(S::id, TypeId::float32)) a.op = S::add_monoid::op::id;
+  });
+  a.type = type;
+  return a;
+}
+
+// Empty string when every element of C is within the bound above.
+template <class H>
+std::string check16(const DenseMatrix<H>& C, const Problem16<H>& P, const std::string& name, bool accumulate) {
+  const auto sr = ref::semiring<double>(name);
+  const ref::Dense<double> want = ref::spmm<double>(P.E, P.Bd, sr);
+  const std::vector<H> got = C.to_row_major();
+  std::ostringstream msg;
+  Index bad = 0;
+  for (Index i = 0; i < P.m; ++i) {
+    const Index beg = P.ro[static_cast<std::size_t>(i)], end = P.ro[static_cast<std::size_t>(i + 1)];
+    for (Index j = 0; j < P.n; ++j) {
+      double w = want(i, j), S = 0;
+      Index terms = end - beg;
+      for (Index p = beg; p < end; ++p)
+        S += std::abs(sr.mul(P.av[static_cast<std::size_t>(p)], P.Bd(P.ci[static_cast<std::size_t>(p)], j)));
+      if (accumulate) {
+        const double c0 = P.C0d(i, j);
+        w = end > beg ? sr.add(c0, w) : c0;
+        S += std::abs(c0);
+        ++terms;
+      }
+      const double g = static_cast<float>(got[static_cast<std::size_t>(i * P.n + j)]);
+      const double u = unit_roundoff<H>;
+      const bool ok = std::isinf(w) ? g == w
+                                    : std::abs(g - w) <= u * std::abs(w) + (1 + u) * static_cast<double>(terms + 1) * 0x1p-23 * S +
+                                                             subnormal_half_step<H>;
+      if (!ok) {
+        if (bad < 5) msg << " (" << i << "," << j << "): got " << g << " want " << w << " (terms " << terms << ", sum|t| " << S << ");";
+        ++bad;
+      }
+    }
+  }
+  if (bad) msg << " " << bad << " of " << P.m * P.n << " entries outside the bound";
+  return msg.str();
+}
+
+template <class H>
+void run16(DenseMatrix<H>& C, const SparseMatrix<H>& A, const DenseMatrix<H>& B, SemiringId id, const std::string& variant,
+           bool accumulate) {
+  Options o;
+  o.variant = variant;
+  if (accumulate) o.accum = accum_of(id, type_id<H>);
+  detail::mxm(C.storage(), A.storage(), B.storage(), id, o);
+}
+
+template <class H>
+void check_case16(const std::string& name, const Problem16<H>& P, Layout lb, Layout lc, bool accumulate,
+                  const std::vector<std::string>& variants, const std::string& what) {
+  const SparseMatrix<H> A = P.a16().to(gpu);
+  const DenseMatrix<H> B = Problem16<H>::dense16(P.Bd, lb);
+  const SemiringId id = semiring_from_string(name.c_str());
+  for (const auto& v : variants) {
+    DenseMatrix<H> C = accumulate ? Problem16<H>::dense16(P.C0d, lc)
+                                  : DenseMatrix<H>::constant(P.m, P.n, H(test::poison<float>()), gpu, lc);
+    if (!v.empty() && !takes16(v, name, P.n, lb, lc)) {
+      INFO("variant " << v << " must refuse " << name << " " << type_traits<H>::name << " n=" << P.n);
+      try {
+        run16(C, A, B, id, v, accumulate);
+        FAIL("ran");
+      } catch (const InvalidValue& e) {
+        CHECK(std::string(e.what()).find(std::string(type_traits<H>::name)) != std::string::npos);
+      }
+      continue;
+    }
+    run16(C, A, B, id, v, accumulate);
+    INFO("variant=" << (v.empty() ? "auto(" + last_dispatch().variant + ": " + last_dispatch().reason + ")" : v) << " "
+                    << name << " " << type_traits<H>::name << " " << what << " m=" << P.m << " k=" << P.k
+                    << " n=" << P.n << " B=" << (lb == Layout::row_major ? "row" : "col")
+                    << " C=" << (lc == Layout::row_major ? "row" : "col") << " accumulate=" << accumulate);
+    CHECK(last_dispatch().backend == "cuda");
+    // a variant that computes the type (the dispatcher may also route 16-bit plus_times to tc_window)
+    CHECK((variants_16bit.count(last_dispatch().variant) == 1 || last_dispatch().variant.rfind("tc_window", 0) == 0));
+    CHECK(check16(C, P, name, accumulate) == "");
+  }
+}
+
+template <class H>
+void random_case16(const std::string& name, Index m, Index k, Index n, Shape shape, std::uint64_t seed, Layout lb,
+                   Layout lc, bool accumulate, const std::vector<std::string>& variants) {
+  const Problem16<H> P = random_problem16<H>(m, k, n, shape, seed);
+  check_case16(name, P, lb, lc, accumulate, variants,
+               std::string("shape=") + test::to_string(shape) + " seed=" + std::to_string(seed));
+}
+
+}  // namespace
+
+// plus_times, max_times, min_plus run the fast path on row-major operands; max_plus and
+// plus_second the generic one.
+const std::vector<std::string> semirings_16bit = {"plus_times", "max_times", "min_plus", "max_plus", "plus_second"};
+
+TEST_CASE("cuda spmm 16-bit: every 16-bit variant and the dispatcher within the bound of the fp64 reference",
+          "[spmm][gpu][16bit]") {
+  const auto variants = variants_and_auto_16bit();
+  REQUIRE(variants.size() == variants_16bit.size() + 1);
+  std::uint64_t seed = 60000;
+  for (const auto& name : semirings_16bit)
+    for (Shape shape : {Shape::uniform, Shape::empty_rows, Shape::heavy_row})
+      for (Index n : {1, 7, 8, 16, 33, 64, 100, 128, 257, 512}) {
+        ++seed;
+        const Index m = 300 + static_cast<Index>(seed % 37), k = 700 + static_cast<Index>(seed % 91);
+        const Layout lb = seed % 5 == 0 ? Layout::col_major : Layout::row_major;
+        const Layout lc = seed % 7 == 0 ? Layout::col_major : Layout::row_major;
+        random_case16<half>(name, m, k, n, shape, seed, lb, lc, false, variants);
+        random_case16<bfloat16>(name, m, k, n, shape, seed, lb, lc, false, variants);
+      }
+}
+
+TEST_CASE("cuda spmm 16-bit: fused accumulate rounds once and keeps rows without entries", "[spmm][gpu][16bit]") {
+  const auto variants = variants_and_auto_16bit();
+  std::uint64_t seed = 61000;
+  for (const std::string name : {"plus_times", "max_times", "min_plus", "max_plus"})
+    for (Shape shape : {Shape::empty_rows, Shape::heavy_row})
+      for (Index n : {1, 8, 33, 128, 264}) {
+        ++seed;
+        const Layout lc = seed % 3 == 0 ? Layout::col_major : Layout::row_major;
+        random_case16<half>(name, 211, 500, n, shape, seed, Layout::row_major, lc, true, variants);
+        random_case16<bfloat16>(name, 211, 500, n, shape, seed, Layout::row_major, lc, true, variants);
+      }
+}
+
+TEST_CASE("cuda spmm 16-bit: variants that do not compute 16-bit values refuse them, naming the type; the trace names it",
+          "[spmm][gpu][16bit][sanitize]") {
+  const Problem16<half> P = random_problem16<half>(64, 64, 8, Shape::uniform, 3);
+  const SparseMatrix<half> A = P.a16().to(gpu);
+  const DenseMatrix<half> B = Problem16<half>::dense16(P.Bd, Layout::row_major);
+  DenseMatrix<half> C(64, 8, gpu);
+  for (const auto& v : detail::cuda_spmm_variant_names()) {
+    if (variants_16bit.count(v)) continue;
+    INFO("variant " << v);
+    try {
+      run16(C, A, B, SemiringId::plus_times, v, false);
+      FAIL("variant " << v << " ran a float16 problem");
+    } catch (const InvalidValue& e) {
+      CHECK(std::string(e.what()).find("float16") != std::string::npos);
+    }
+  }
+  run16(C, A, B, SemiringId::plus_times, "", false);
+  CHECK(last_dispatch().reason.find("float16") != std::string::npos);
+  CHECK(check16(C, P, "plus_times", false) == "");
+}
+
+TEST_CASE("cuda spmm 16-bit: a reduced set for the sanitizers", "[spmm][gpu][16bit][sanitize]") {
+  // Every 16-bit variant, cut rows, 16-byte and scalar loads, the generic path, fused
+  // accumulate and zero sizes: what memcheck and racecheck go over for the 16-bit kernels.
+  const auto variants = variants_and_auto_16bit();
+  std::uint64_t seed = 62000;
+  for (Index n : {8, 33, 64}) {
+    ++seed;
+    random_case16<half>("plus_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, false, variants);
+    random_case16<bfloat16>("min_plus", 157, 600, n, Shape::empty_rows, seed, Layout::row_major, Layout::row_major, true, variants);
+    random_case16<bfloat16>("plus_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, true, variants);
+    random_case16<half>("max_plus", 157, 600, n, Shape::heavy_row, seed, Layout::col_major, Layout::row_major, false, variants);
+  }
+  for (const auto& v : variants) {
+    random_case16<half>("plus_times", 0, 50, 16, Shape::uniform, 11, Layout::row_major, Layout::row_major, false, {v});
+    random_case16<bfloat16>("min_plus", 40, 50, 0, Shape::uniform, 12, Layout::row_major, Layout::row_major, false, {v});
+    random_case16<half>("max_times", 40, 50, 24, Shape::empty, 14, Layout::row_major, Layout::row_major, false, {v});
+  }
+}
+
+TEST_CASE("cuda spmm 16-bit: shared graphs (power-law and road), every 16-bit variant and the dispatcher",
+          "[spmm][gpu][16bit][graphs]") {
+  int ran = 0;
+  for (const std::string file : {"email-Enron.mtx.gz", "luxembourg_osm.mtx.gz"}) {
+    const std::string path = test::data_file(file);
+    if (path.empty()) {
+      WARN("no " << file << " under " << test::data_dir().string() << " (GEBLAS_DATA_DIR): graph case skipped");
+      continue;
+    }
+    ++ran;
+    const SparseMatrix<float> G = io::read_matrix_market<float>(path);
+    const auto run_graph = [&]<class H>() {
+      Problem16<H> P;
+      P.m = G.nrows(), P.k = G.ncols();
+      P.ro.assign(G.row_offsets_data(), G.row_offsets_data() + G.nrows() + 1);
+      P.ci.assign(G.col_indices_data(), G.col_indices_data() + G.nvals());
+      std::mt19937_64 rng(63000 + P.m);
+      std::uniform_real_distribution<double> d(-2, 2);
+      for (std::size_t p = 0; p < P.ci.size(); ++p) P.av.push_back(round16<H>(d(rng)));
+      P.finish();
+      for (Index n : {33, 64}) {
+        P.n = n;
+        P.Bd = random_dense16<H>(P.k, n, 63100 + n);
+        for (const std::string name : {"plus_times", "min_plus"})
+          check_case16(name, P, Layout::row_major, Layout::row_major, false, variants_and_auto_16bit(), file);
+      }
+    };
+    run_graph.template operator()<half>();
+    run_graph.template operator()<bfloat16>();
+  }
+  if (ran == 0) WARN("16-bit graph cases skipped: no shared graphs");
 }
