@@ -15,7 +15,8 @@
 // Every output is checked against cuSPARSE's fp32 product of the same (for 16-bit: the
 // rounded) inputs: within 2e-3 of |A||B| for TF32, within u |ref| + 1e-5 |A||B| for the
 // 16-bit types (u = 2^-11 half, 2^-8 bfloat16: the one rounding of C); a failed check
-// marks the row FAIL and the program exits 1.
+// of a geblas path or of fp32 cuSPARSE marks the row FAIL and the program exits 1 (16-bit
+// cuSPARSE outside the bound gets a comment line: its accuracy, not geblas's).
 //
 // Calibration ("calib" lines): per graph, N and value class, tc_window_all's time per
 // condensed column (every window, padded to the mma K) over the CUDA-core time per entry
@@ -431,8 +432,14 @@ int main(int argc, char** argv) {
           auto call = cs.prepare(va, db, dc, n, dt, alg);
           if (!call || !call->run()) { std::printf("# cusparse %s %s: refused\n", type.c_str(), alg_name); continue; }
           cs.sync();
-          const std::string chk = verify();
+          std::string chk = verify();
           const double ms = time_ms(a, [&] { call->run(); }, [&] { cs.sync(); });
+          if (!chk.empty() && dt != CUDA_R_32F) {
+            // cuSPARSE's own 16-bit accuracy (run 4: ALG_DEFAULT/1/2 missed the one-rounding
+            // bound on most outputs, ALG3 met it): reported, not a failure of geblas.
+            std::printf("# cusparse %s %s: outside the one-rounding bound: %s\n", type.c_str(), alg_name, chk.c_str());
+            chk.clear();
+          }
           report(type, std::string("cusparse_") + alg_name, ms, chk);
           if (best < 0 || ms < best) best = ms;
         }

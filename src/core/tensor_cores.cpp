@@ -23,31 +23,36 @@ namespace {
 // column, every column of the tile computed) and cc(N) x e on CUDA cores (one gathered
 // row of B per entry); the threshold is tc(N) / cc(N), per value class and band of N.
 //
-// TF32: run 3 of bench_spmm_hybrid (H100, docs/PERFORMANCE.md "Hybrid tensor-core
-// SpMM", vector-gather kernel), bcsstk16, the one shared graph with dense windows:
-// tc_window_all's time over its 44808 8-padded condensed columns, divided by geblas's
-// fp32 time per entry, was 9.9 at N = 64, 5.45 at 128, 5.5 at 256 and 5.0 at 512 (the
-// fixed costs of staging the A tile weigh more at small N). On the other graphs the
-// ratio was 2 to 5, but their windows hold 1 to 2 entries per column and stay on CUDA
-// cores under any of these values.
-// 16-bit (half, bfloat16): not measured yet. Both kinds of core gather half the bytes
-// per row of B, and an m16n8k16 mma covers twice the K of an m16n8k8 one, so the ratio
-// should be at most the TF32 one; the TF32 values stand until the H100 calibration
-// (bench_spmm_hybrid prints the ratio per graph and N as "calib" lines).
+// Measured as bench_spmm_hybrid's `calib` lines: tc_window_all's time over all windows'
+// padded condensed columns, divided by the CUDA-core time per entry of the same type,
+// on bcsstk16, the one shared graph with dense windows (6.5 entries per 8-padded
+// column, 6.3 per 16-padded one); the other graphs' windows hold 1 to 2 entries per
+// column and stay on CUDA cores under any of these values.
+// TF32: run 3 (H100, vector-gather kernel) gave 9.9 at N = 64, 5.45 at 128, 5.5 at 256,
+//   5.0 at 512; run 4 (H100, 2026-11-23 ~17:00, docs/PERFORMANCE.md) 9.9, 5.3, 5.5, 5.0.
+// 16-bit (half, bfloat16; m16n8k16 kernel): run 4 gave 11.1 / 10.8 at N = 64, 6.0 / 5.8
+//   at 128, 3.3 / 3.2 at 256 and 3.4 / 3.3 at 512 (half / bfloat16). A block's warps
+//   (64 columns each, up to four) share one staged A tile, so from N = 256 the staging
+//   weighs least per column (the likely reason for the step; not profiled).
 struct TcModel {
-  static constexpr Index small_n = 64;  // bands: N <= small_n, N > small_n
+  static constexpr Index small_n = 64;    // bands: N <= small_n, N <= medium_n, larger
+  static constexpr Index medium_n = 128;
   static constexpr double tf32_small_n = 10.0;
+  static constexpr double tf32_medium_n = 5.5;
   static constexpr double tf32_large_n = 5.5;
-  static constexpr double b16_small_n = 10.0;
-  static constexpr double b16_large_n = 5.5;
+  static constexpr double b16_small_n = 11.0;
+  static constexpr double b16_medium_n = 5.8;
+  static constexpr double b16_large_n = 3.4;
   // The dispatcher takes a tensor-core variant only for a predicted gain (the fraction of
-  // the CUDA-core time saved) of at least min_gain: run 3 measured bcsstk16 (model gain
-  // 0.15 at 5.5) 1.17x to 1.29x faster on tc_window_all at N >= 128, so 0.1 keeps a
-  // margin for the model's error. tc_window, which launches a CUDA-core kernel after
-  // the tensor-core one when both kinds of window occur, needs min_gain +
-  // mixed_launch_gain: in run 3 it took 7.5 to 8.4 us longer than tc_window_all on
-  // bcsstk16 (7 of 306 windows on CUDA cores), 0.15 to 0.4 of its fp32 time.
-  static constexpr double min_gain = 0.1;
+  // the CUDA-core time saved) of at least min_gain. On bcsstk16 the model's gain for
+  // tc_window_all was within 0.08 of the measured saving: run 4 TF32 0.15 predicted,
+  // 0.19 / 0.15 / 0.23 measured at N = 128 / 256 / 512; 16-bit 0.08 at N = 128 (5.8)
+  // against 0.06 measured, 0.46 at N = 512 (3.4) against 0.46. tc_window, which
+  // launches a CUDA-core kernel after the tensor-core one when both kinds of window
+  // occur, needs min_gain + mixed_launch_gain: on bcsstk16 it took 7.5 to 8.4 us longer
+  // than tc_window_all in run 3 (7 of 306 windows on CUDA cores) and 8 to 13 us in run 4
+  // at 16-bit (57 windows), 0.15 to 0.5 of its CUDA-core time.
+  static constexpr double min_gain = 0.05;
   static constexpr double mixed_launch_gain = 0.3;
 };
 
@@ -60,11 +65,13 @@ std::atomic<double>& threshold_override() {
 
 double tc_window_threshold(TypeId type, Index n) {
   if (const double o = threshold_override().load(std::memory_order_relaxed); o > 0) return o;
-  const bool small = n <= TcModel::small_n;
+  const int band = n <= TcModel::small_n ? 0 : n <= TcModel::medium_n ? 1 : 2;
   switch (type) {
-    case TypeId::float32: return small ? TcModel::tf32_small_n : TcModel::tf32_large_n;
+    case TypeId::float32:
+      return band == 0 ? TcModel::tf32_small_n : band == 1 ? TcModel::tf32_medium_n : TcModel::tf32_large_n;
     case TypeId::float16:
-    case TypeId::bfloat16: return small ? TcModel::b16_small_n : TcModel::b16_large_n;
+    case TypeId::bfloat16:
+      return band == 0 ? TcModel::b16_small_n : band == 1 ? TcModel::b16_medium_n : TcModel::b16_large_n;
     default: break;
   }
   throw InvalidValue("tc_window_threshold: tensor-core windows compute float32, float16 and bfloat16, not " +
