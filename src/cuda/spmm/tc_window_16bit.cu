@@ -12,8 +12,8 @@
 // (tile q holds columns 8i + q): a lane's values of one condensed column for all eight
 // tiles are one 16-byte load of B, paired into registers with byte permutes, and its
 // results for eight consecutive columns one 16-byte store of C. Other layouts gather
-// scalars. Windows kept on CUDA cores run a warp loop over 16-bit rows of B (entry
-// slots, 16-byte loads of 8 values, fp32 accumulators, as warp_row.cuh for float).
+// scalars. Windows kept on CUDA cores run row_split's warp loop (warp_row.cuh) on 16-bit
+// values: entry slots, 16-byte loads of 8 values of B, fp32 accumulators.
 //
 // A row computed by several items (a segmented window, a long row cut into pieces) is
 // summed in an fp32 scratch row (atomics, order may vary between runs) and rounded into
@@ -55,6 +55,7 @@ struct Cc16Policy {
 };
 
 struct Half {
+  using Stored = __half;
   __device__ static float to_float(unsigned short b) { return __half2float(__ushort_as_half(b)); }
   __device__ static unsigned short from_float(float x) { return __half_as_ushort(__float2half_rn(x)); }
   __device__ static float2 unpack(unsigned w) {
@@ -78,6 +79,7 @@ struct Half {
 };
 
 struct BFloat {
+  using Stored = __nv_bfloat16;
   __device__ static float to_float(unsigned short b) { return __uint_as_float(static_cast<unsigned>(b) << 16); }
   __device__ static unsigned short from_float(float x) { return __bfloat16_as_ushort(__float2bfloat16_rn(x)); }
   __device__ static float2 unpack(unsigned w) { return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u)); }
@@ -287,34 +289,17 @@ __global__ void __launch_bounds__(Tc16Policy::max_warps * 32)
   }
 }
 
-// V values of B(k, j .. j + V - 1) as floats: one 16-byte load for V = 8 (row-major,
-// aligned), else strided scalars.
-template <class L, int V>
-__device__ __forceinline__ void load_b(const Op16& op, ColIndex k, Index j, float (&out)[V]) {
-  if constexpr (V == 8) {
-    const uint4 x = __ldg(reinterpret_cast<const uint4*>(op.b + k * op.b_rs + j));
-    const unsigned w[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const float2 f = L::unpack(w[p]);
-      out[2 * p] = f.x;
-      out[2 * p + 1] = f.y;
-    }
-  } else {
-#pragma unroll
-    for (int v = 0; v < V; ++v) out[v] = L::to_float(__ldg(op.b + k * op.b_rs + (j + v) * op.b_cs));
-  }
-}
-
 // grid: (CUDA-core items / warps, column tiles); one warp per item (a row or a 128-entry
-// piece of a long row). The warp is cut into 32 / 2^log_w entry slots of 2^log_w lanes,
-// V columns per lane; 32 entries are loaded at once and broadcast by shuffles, U loads
-// of B per slot are in flight; the slots' sums are added by butterfly shuffles.
-template <class L, int V>
+// piece of a long row), computed by the 16-bit warp loop of row_split (warp_row.cuh:
+// entry slots, 16-byte loads of 8 values when V = 8, fp32 accumulators). A whole row
+// is rounded into C by write_row; a piece adds into its row's fp32 scratch.
+template <class L, int V, bool RowMajor>
 __global__ void __launch_bounds__(Cc16Policy::warps * 32)
-    cc16_items_kernel(Op16 op, int log_w, const int2* __restrict__ items, Index count) {
+    cc16_items_kernel(Op16 op, spmm::Operands<typename L::Stored, RowMajor> sop, int log_w,
+                      const int2* __restrict__ items, Index count) {
+  using Ops = spmm::StaticOps<semiring::plus_times<float>, typename L::Stored>;
   constexpr int piece = WindowPolicy::piece_entries;
-  constexpr int U = Cc16Policy::unroll;
+  const Ops ops{};
   const Index idx = static_cast<Index>(blockIdx.x) * Cc16Policy::warps + (threadIdx.x >> 5);
   if (idx >= count) return;  // the whole warp leaves together
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -325,8 +310,6 @@ __global__ void __launch_bounds__(Cc16Policy::warps * 32)
   const int slot_row = split ? op.row_slot[row] : -1;
   const Index begin = row_begin + static_cast<Index>(item.y) * piece;
   const Index end = min(row_end, begin + piece);
-  const int slot = lane >> log_w;
-  const int slots = 32 >> log_w;
   const Index tile_width = static_cast<Index>(V) << log_w;
   for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
     const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
@@ -334,62 +317,14 @@ __global__ void __launch_bounds__(Cc16Policy::warps * 32)
     float acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = 0.f;
-    for (Index base = begin; base < end; base += 32) {
-      const Index e = base + lane;
-      ColIndex col = 0;
-      float a = 0.f;
-      if (e < end) {
-        col = op.ci[e];
-        a = L::to_float(op.av[e]);
-      }
-      const int cnt = static_cast<int>(end - base < 32 ? end - base : 32);
-      for (int t0 = 0; t0 < cnt; t0 += slots * U) {
-        float bv[U][V];
-        float aa[U];
-        bool ok[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int x = t0 + u * slots + slot;
-          ok[u] = x < cnt && active;
-          const ColIndex cc = __shfl_sync(0xffffffffu, col, x & 31);
-          aa[u] = __shfl_sync(0xffffffffu, a, x & 31);
-          if (ok[u]) load_b<L, V>(op, cc, j, bv[u]);
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          if (ok[u]) {
-#pragma unroll
-            for (int v = 0; v < V; ++v) acc[v] = fmaf(aa[u], bv[u][v], acc[v]);
-          }
-      }
-    }
-    for (int off = 1 << log_w; off < 32; off <<= 1)
-#pragma unroll
-      for (int v = 0; v < V; ++v) acc[v] += __shfl_xor_sync(0xffffffffu, acc[v], off);
-    if (!active || slot != 0) continue;
+    spmm::warp_row<Cc16Policy::unroll>(sop, ops, begin, end, j, active, log_w, acc);
+    if (!active || (lane >> log_w) != 0) continue;
     if (slot_row >= 0) {
       float* out = op.scratch + static_cast<Index>(slot_row) * op.n + j;
 #pragma unroll
-      for (int v = 0; v < V; ++v) atomicAdd(out + v, acc[v]);
-    } else if (begin == end && op.accumulate) {
-      // an empty row leaves C as it is when accumulating
-    } else if constexpr (V == 8) {
-      u16* out = &c_at(op, row, j);
-      if (op.accumulate) {
-        const uint4 old = *reinterpret_cast<const uint4*>(out);
-        const unsigned ow[4] = {old.x, old.y, old.z, old.w};
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-          const float2 o = L::unpack(ow[p]);
-          acc[2 * p] += o.x;
-          acc[2 * p + 1] += o.y;
-        }
-      }
-      *reinterpret_cast<uint4*>(out) =
-          make_uint4(L::pack(acc[0], acc[1]), L::pack(acc[2], acc[3]), L::pack(acc[4], acc[5]), L::pack(acc[6], acc[7]));
+      for (int v = 0; v < V; ++v) atomicAdd(out + v, acc[v]);  // V > 1 only when row-major
     } else {
-#pragma unroll
-      for (int v = 0; v < V; ++v) put<L>(op, row, j + v, acc[v], -1);
+      spmm::write_row(sop, ops, row, j, begin == end, acc);
     }
   }
 }
@@ -446,16 +381,18 @@ void run16(const spmm::SpmmProblem& p, const SparseStorage& A, const WindowPlan&
   if (route.cc_items > 0) {
     const int2* items = route.cc_item_list.as<int2>();
     const Index count = route.cc_items;
-    auto launch = [&]<int V>() {
+    auto launch = [&]<int V, bool RowMajor>() {
       const int log_w = spmm::log2_of(spmm::slot_lanes(n, V));
       const Index tile_width = static_cast<Index>(V) << log_w;
       const Index tiles = (n + tile_width - 1) / tile_width;
       const dim3 grid(blocks(count, Cc16Policy::warps), static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
-      cc16_items_kernel<L, V><<<grid, Cc16Policy::warps * 32, 0, s>>>(op, log_w, items, count);
+      cc16_items_kernel<L, V, RowMajor><<<grid, Cc16Policy::warps * 32, 0, s>>>(
+          op, spmm::operands<typename L::Stored, RowMajor>(p), log_w, items, count);
       GEBLAS_CUDA_CHECK_LAUNCH();
     };
-    if (vec) launch.template operator()<8>();
-    else launch.template operator()<1>();
+    if (vec) launch.template operator()<8, true>();
+    else if (p.b_row_major() && p.c_row_major()) launch.template operator()<1, true>();
+    else launch.template operator()<1, false>();
   }
   if (route.zero_rows > 0) {
     const dim3 grid(static_cast<unsigned>(route.zero_rows), blocks(n, Cc16Policy::finish_cols));
