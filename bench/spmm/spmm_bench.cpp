@@ -270,7 +270,10 @@ int bench_16bit(const Args& args, std::vector<Graph>& graphs, cusparseHandle_t h
                   r.impl.c_str(), r.chosen.c_str(), r.ms, r.err);
     std::fputs(line, stdout);
     std::fflush(stdout);
-    if (csv) std::fputs(line, csv);
+    if (csv) {
+      std::fputs(line, csv);
+      std::fflush(csv);  // a run cut by a device call's time cap keeps every row printed
+    }
     rows.push_back(r);
   };
   for (auto& g : graphs) {
@@ -496,7 +499,10 @@ int main(int argc, char** argv) {
                   r.impl.c_str(), r.chosen.c_str(), r.ms, r.err);
     std::fputs(line, stdout);
     std::fflush(stdout);
-    if (csv) std::fputs(line, csv);
+    if (csv) {
+      std::fputs(line, csv);
+      std::fflush(csv);  // a run cut by a device call's time cap keeps every row printed
+    }
     rows.push_back(r);
   };
 
