@@ -121,7 +121,8 @@ TEMPLATE_TEST_CASE("16-bit dense matrices keep their bits in both layouts", "[16
   const auto X = DenseMatrix<H>::random(9, 11, Device::cpu(), 17);
   const auto Y = DenseMatrix<H>::random(9, 11, Device::cpu(), 17);
   const auto F = DenseMatrix<float>::random(9, 11, Device::cpu(), 17);
-  const auto xv = X.to_row_major(), yv = Y.to_row_major(), fv = F.to_row_major();
+  const auto xv = X.to_row_major(), yv = Y.to_row_major();
+  const auto fv = F.to_row_major();
   bool varied = false;
   for (std::size_t k = 0; k < xv.size(); ++k) {
     CHECK(xv[k].bits == yv[k].bits);
