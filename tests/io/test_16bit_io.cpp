@@ -81,7 +81,8 @@ TEMPLATE_TEST_CASE("16-bit matrices round-trip through Matrix Market and binary"
     check_same(io::read_matrix_market<H>(dir.file(name)), A);
     // Read as float, the widened values exactly.
     const auto F = io::read_matrix_market<float>(dir.file(name));
-    const auto fv = F.values(), av = A.values();
+    const auto fv = F.values();
+    const auto av = A.values();
     REQUIRE(fv.size() == av.size());
     for (std::size_t k = 0; k < fv.size(); ++k) {
       const float w = static_cast<float>(av[k]);
