@@ -42,4 +42,18 @@ GEBLAS_API Device default_device();
 // Waits until all work geblas queued on `device` has finished (no-op on the CPU).
 GEBLAS_API void synchronize(Device device);
 
+// Bytes geblas copied between the host and CUDA devices since the process started (or
+// the last reset), over all devices and threads: every copy the library makes, from
+// moving a matrix with to() down to a single scalar read back by a reduction. Tests use
+// it to check that an algorithm on the GPU moves only scalars; GEBLAS_TRACE prints the
+// traffic of each operation that had any.
+struct TransferCounts {
+  std::uint64_t host_to_device_bytes = 0;
+  std::uint64_t device_to_host_bytes = 0;
+  std::uint64_t host_to_device_copies = 0;
+  std::uint64_t device_to_host_copies = 0;
+};
+GEBLAS_API TransferCounts transfer_counts();
+GEBLAS_API void reset_transfer_counts();
+
 }  // namespace geblas

@@ -17,6 +17,7 @@
 #include "geblas/semiring.hpp"
 #include "geblas/tensor_cores.hpp"
 #include "geblas/trace.hpp"
+#include "core/graph_kernels.hpp"
 
 namespace geblas::detail {
 
@@ -253,6 +254,9 @@ struct Backend {
   // The row-window plan of the tensor-core SpMM (built and cached on first use),
   // routed for B with n columns.
   WindowPlanInfo (*window_plan)(const SparseStorage& A, Index n);
+
+  // The iteration kernels of the graph algorithms (core/graph_kernels.hpp).
+  const GraphKernels* graph;
 };
 
 GEBLAS_API const Backend& cpu_backend();

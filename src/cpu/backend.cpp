@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "cpu/graph/graph.hpp"
 #include "cpu/kernels.hpp"
 #include "geblas/error.hpp"
 
@@ -63,6 +64,7 @@ const Backend& cpu_backend() {
     b.extract_vector = cpu::extract_vector;
     b.assign_sparse = cpu::assign_sparse;
     b.assign_vector = cpu::assign_vector;
+    b.graph = &cpu::graph::kernels();
     return b;
   }();
   return table;

@@ -8,6 +8,7 @@
 #include "core/backend.hpp"
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
+#include "cuda/graph/graph.hpp"
 #include "cuda/spmm/dispatcher.hpp"
 #include "cuda/ops/ops.hpp"
 #include "cuda/spmm/window_plan.cuh"
@@ -143,6 +144,7 @@ const Backend* cuda_backend() {
     b.synchronize = cuda::device_synchronize;
     b.mxm_sparse_dense = cuda::spmm::mxm_sparse_dense;
     cuda::ops::install(b);  // every operation but sparse x dense
+    b.graph = &cuda::graph::kernels();
     return b;
   }();
   return &table;

@@ -31,6 +31,7 @@ struct BfsResult {
   Vector<VertexId> levels;   // sparse: the reached vertices only; levels(source) = 0
   Vector<VertexId> parents;  // sparse: same pattern; parents(source) = source
   int depth = 0;             // the largest level
+  double edges_examined = 0; // entries of A (push) and A' (pull) the traversal read
 };
 
 struct MultiBfsResult {

@@ -26,6 +26,7 @@ template <class T>
 struct SsspResult {
   Vector<T> distances;      // dense, n entries, on A's device
   int rounds = 0;           // relaxation rounds run (the last changed nothing)
+  double edges_relaxed = 0; // entries of A scanned by the relaxations (nnz(A) per full round)
 };
 
 template <class T>

@@ -1,0 +1,103 @@
+// The graph-algorithm entries every backend provides, declared once: the steps of the
+// algorithms in src/algorithms whose control must stay on the device. A BFS on a road
+// graph has a thousand levels; a GraphBLAS formulation (one masked mxv per level) reads
+// the frontier's size back to the host after every level, and that round trip costs more
+// than the level. These entries keep the frontier, the level loop and the push/pull
+// choice on the backend's device and hand back only scalars and per-round counts.
+//
+// Conventions (as backend.hpp's): every storage and pointer is on the backend's device;
+// results are written into buffers the algorithm layer allocated there; counts and
+// statistics come back in the argument structs' host fields. Everything an algorithm can
+// express as operations (transposes, degrees, patterns, scalings, reductions) it does
+// with operations; these entries are the iteration kernels only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "geblas/detail/storage.hpp"
+
+namespace geblas::detail {
+
+// Vertex ids, levels, parents and labels (algo::VertexId).
+using GraphVertex = std::int64_t;
+
+// ---- PageRank iterations (plain PageRank and single-set personalized PageRank).
+// With A' in CSR (row i lists i's in-neighbours j, values w(j, i) when weighted):
+//   x_next(i)  = teleport(i) + sum_j w(j, i) * xs(j)
+//   xs_next(i) = x_next(i) * scale(i)
+//   delta      = sum_i |x_next(i) - x(i)|
+// where the caller set scale(j) = d / out(j) (0 for a dangling j) and xs = x .* scale
+// for the start. All vectors hold n values of At's type (float or double).
+struct PageRankIterate {
+  const SparseStorage* At = nullptr;
+  bool weighted = false;           // multiply by At's values; otherwise every w is 1
+  const void* scale = nullptr;
+  const void* teleport = nullptr;  // n values; null: every entry is teleport_uniform
+  double teleport_uniform = 0;
+  void* x[2] = {};                 // the iterate, ping-pong: x[current] is the latest
+  void* xs[2] = {};                // x[slot] .* scale, kept with it
+  double tolerance = 0;            // a batch stops after the first delta below this
+};
+
+struct PageRankBatch {
+  int current = 0;             // the slot holding the latest iterate after the batch
+  std::vector<double> deltas;  // the L1 change of each iteration run, in order
+};
+
+// ---- single-source BFS over the pattern of A (A(i, j): edge i -> j).
+struct BfsRun {
+  const SparseStorage* A = nullptr;   // out-edges (push)
+  const SparseStorage* At = nullptr;  // in-edges (pull); equal to A for a symmetric pattern
+  std::int64_t source = 0;
+  int direction = 0;                  // 0 automatic, 1 push only, 2 pull only
+  GraphVertex* levels = nullptr;      // out: n entries, -1 where unreached, 0 at the source
+  GraphVertex* parents = nullptr;     // out: n entries, -1 where unreached; the source is its own
+                                      // parent, any other vertex its smallest in-neighbour one
+                                      // level up
+  // host results
+  int depth = 0;                          // largest level
+  std::int64_t reached = 0;               // vertices with a level
+  double edges_examined = 0;              // entries of A / A' read by the traversal
+  std::vector<std::int64_t> level_sizes;  // vertices first reached at level 1, 2, ..., depth
+};
+
+// ---- single-source shortest paths, weights >= 0 (the algorithm layer checks them).
+struct SsspRun {
+  const SparseStorage* A = nullptr;  // float or double weights, A(i, j) = weight of i -> j
+  std::int64_t source = 0;
+  void* distances = nullptr;         // out: n values of A's type; +inf where unreachable
+  // host results
+  int rounds = 0;             // relaxation rounds (frontier expansions) run
+  double edges_relaxed = 0;   // entries of A scanned
+};
+
+// ---- connected components of the undirected graph under A's pattern.
+struct ComponentsRun {
+  const SparseStorage* A = nullptr;  // edges used in both directions; self-loops ignored
+  GraphVertex* labels = nullptr;     // out: n entries, each the smallest vertex id of its component
+  // host results
+  int rounds = 0;
+  std::int64_t count = 0;  // number of components
+};
+
+struct GraphKernels {
+  // Runs up to `count` PageRank iterations from slot `current`, stopping after the first
+  // whose delta is below args.tolerance. A device may queue the whole batch before it
+  // reads one delta back, so a batch costs one host synchronisation.
+  PageRankBatch (*pagerank_iterate)(const PageRankIterate& args, int current, int count);
+  void (*bfs)(BfsRun& run);
+  void (*sssp)(SsspRun& run);
+  void (*connected_components)(ComponentsRun& run);
+  // T = diag(row) * A * diag(col) with A's pattern, of `type` (A's own type or, with
+  // pattern_only, any type: every A(i, j) then reads as 1). A null factor is all ones;
+  // row has A.nrows values and col A.ncols values, of `type`. T is replaced.
+  void (*scale_sparse)(SparseStorage& T, const SparseStorage& A, TypeId type, const void* row, const void* col,
+                       bool pattern_only);
+  // L = the entries (i, j) of S (a symmetric pattern without diagonal) with
+  // (deg(i), i) > (deg(j), j), deg(i) being row i's length in S: an acyclic orientation
+  // that leaves every vertex few out-edges (triangle counting). L has S's type; replaced.
+  void (*orient_by_degree)(SparseStorage& L, const SparseStorage& S);
+};
+
+}  // namespace geblas::detail
