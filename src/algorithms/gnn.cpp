@@ -1,48 +1,66 @@
 // GNN neighbourhood aggregation as semiring SpMMs: GCN's symmetric normalisation
 // (Kipf & Welling, ICLR 2017), GraphSAGE's mean and max-pool aggregators (Hamilton,
-// Ying & Leskovec, NeurIPS 2017). The normalised GCN matrix is built once on the host
-// from A's pattern; the aggregations are products on A's device.
+// Ying & Leskovec, NeurIPS 2017). The degree scalings are folded into the sparse
+// matrix, so each aggregation is one product: Â = D^-1/2 (A + I) D^-1/2 and the mean
+// matrix D^-1 A are built on A's device (row lengths by a plus reduce over the pattern,
+// the scaling by the scale_sparse entry of core/graph_kernels.hpp); the mean matrix is
+// kept in A's derived cache, so repeated layers on one graph pay for it once.
 #include "geblas/algorithms/gnn.hpp"
 
-#include <cmath>
 #include <string>
 
-#include "algorithms/host_graph.hpp"
+#include "algorithms/checks.hpp"
+#include "core/backend.hpp"
+#include "core/derived_cache.hpp"
+#include "geblas/operations/apply.hpp"
 #include "geblas/operations/mxm.hpp"
+#include "geblas/operations/reduce.hpp"
 #include "geblas/semiring.hpp"
 
 namespace geblas::algo {
 namespace {
 
+using geblas::detail::SparseStorage;
+
+// The key of the GraphSAGE mean matrix in A's derived cache (tests look it up).
+constexpr const char* sage_mean_key = "algo:sage_mean";
+
+auto scale_entry(Device dev) {
+  const auto& be = geblas::detail::backend_for(dev);
+  return geblas::detail::required(be.graph ? be.graph->scale_sparse : nullptr, "scale_sparse", dev);
+}
+
+// A's pattern (with its missing diagonal added when `unit_diagonal`) holding ones.
+template <class T>
+SparseMatrix<T> ones_pattern(const SparseMatrix<T>& A, bool unit_diagonal) {
+  SparseStorage P;
+  scale_entry(A.device())(P, A.storage(), type_id<T>, nullptr, nullptr, /*pattern_only=*/true, unit_diagonal);
+  return SparseMatrix<T>(std::move(P));
+}
+
+// f(row length) for every row of the ones matrix P, as a dense vector on P's device.
+template <class T, class Op>
+Vector<T> row_lengths_then(const SparseMatrix<T>& P, Op) {
+  const Device dev = P.device();
+  Vector<T> len(geblas::detail::make_dense_vector(P.nrows(), type_id<T>, dev));
+  reduce(len, P, monoid::plus<T>{});  // an empty row gives plus's identity, 0
+  Vector<T> out(geblas::detail::make_dense_vector(P.nrows(), type_id<T>, dev));
+  apply(out, len, Op{});
+  return out;
+}
+
 template <class T>
 SparseMatrix<T> gcn_normalize_impl(const SparseMatrix<T>& A) {
   detail::require_square("gcn_normalize", A.nrows(), A.ncols());
-  const auto h = detail::host_csr(A, false);
-  // A + I over the pattern: every row gains its diagonal entry (kept once if present).
-  detail::HostCsr<T> s;
-  s.n = h.n;
-  s.offsets.assign(static_cast<std::size_t>(h.n + 1), 0);
-  for (Index i = 0; i < h.n; ++i) {
-    bool diagonal_done = false;
-    for (Index k = h.offsets[i]; k <= h.offsets[i + 1]; ++k) {
-      const bool end = k == h.offsets[i + 1];
-      if (!diagonal_done && (end || h.cols[k] >= i)) {
-        s.cols.push_back(static_cast<ColIndex>(i));
-        diagonal_done = true;
-        if (!end && h.cols[k] == i) continue;
-      }
-      if (!end) s.cols.push_back(h.cols[k]);
-    }
-    s.offsets[i + 1] = static_cast<Index>(s.cols.size());
-  }
-  std::vector<double> inv_sqrt(static_cast<std::size_t>(h.n));
-  for (Index i = 0; i < h.n; ++i)
-    inv_sqrt[static_cast<std::size_t>(i)] = 1.0 / std::sqrt(static_cast<double>(s.offsets[i + 1] - s.offsets[i]));
-  s.values.resize(s.cols.size());
-  for (Index i = 0; i < h.n; ++i)
-    for (Index k = s.offsets[i]; k < s.offsets[i + 1]; ++k)
-      s.values[k] = static_cast<T>(inv_sqrt[static_cast<std::size_t>(i)] * inv_sqrt[static_cast<std::size_t>(s.cols[k])]);
-  return detail::to_matrix(s, A.device());
+  const SparseMatrix<T> with_self = ones_pattern(A, /*unit_diagonal=*/true);
+  // Every row of A + I is non-empty, so each length is >= 1 and its root is finite.
+  const Vector<T> root = row_lengths_then(with_self, unop::sqrt<T>{});
+  Vector<T> inv_root(geblas::detail::make_dense_vector(A.nrows(), type_id<T>, A.device()));
+  apply(inv_root, root, unop::minv<T>{});
+  const void* d = inv_root.storage().values.data();
+  SparseStorage H;
+  scale_entry(A.device())(H, with_self.storage(), type_id<T>, d, d, /*pattern_only=*/true, /*unit_diagonal=*/false);
+  return SparseMatrix<T>(std::move(H));
 }
 
 void check_shapes(const char* name, Index an, Index am, Index yr, Index yc, Index xr, Index xc) {
@@ -56,16 +74,15 @@ void check_shapes(const char* name, Index an, Index am, Index yr, Index yc, Inde
 template <class T>
 void sage_mean_impl(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X) {
   check_shapes("sage_mean_aggregate", A.nrows(), A.ncols(), Y.nrows(), Y.ncols(), X.nrows(), X.ncols());
-  DenseMatrix<T> sums(Y.nrows(), Y.ncols(), Y.device());
-  mxm(sums, A, X, semiring::plus_second<T>{});
-  // 1 / out-degree on the diagonal; an isolated vertex's row stays empty, giving 0.
-  const std::vector<Index> offsets = A.row_offsets();
-  std::vector<Tuple<T>> diag;
-  for (Index i = 0; i < A.nrows(); ++i)
-    if (const Index d = offsets[i + 1] - offsets[i]; d > 0)
-      diag.push_back({i, i, static_cast<T>(1.0 / static_cast<double>(d))});
-  const auto scale = SparseMatrix<T>::from_tuples(A.nrows(), A.nrows(), diag, {}, A.device());
-  mxm(Y, scale, sums, semiring::plus_times<T>{});
+  const auto mean = geblas::detail::derived<SparseMatrix<T>>(A.storage(), sage_mean_key, [&] {
+    // 1 / out-degree per row; an isolated row's 1/0 is never read, its row being empty.
+    const Vector<T> inv_degree = row_lengths_then(ones_pattern(A, false), unop::minv<T>{});
+    SparseStorage M;
+    scale_entry(A.device())(M, A.storage(), type_id<T>, inv_degree.storage().values.data(), nullptr,
+                            /*pattern_only=*/true, /*unit_diagonal=*/false);
+    return SparseMatrix<T>(std::move(M));
+  });
+  mxm(Y, *mean, X, semiring::plus_times<T>{});  // an empty row gives plus's identity, 0
 }
 
 }  // namespace

@@ -73,12 +73,13 @@ struct SsspRun {
 };
 
 // ---- connected components of the undirected graph under A's pattern.
+// Square A, any type (only its pattern is read).
 struct ComponentsRun {
   const SparseStorage* A = nullptr;  // edges used in both directions; self-loops ignored
   GraphVertex* labels = nullptr;     // out: n entries, each the smallest vertex id of its component
   // host results
-  int rounds = 0;
-  std::int64_t count = 0;  // number of components
+  int rounds = 0;          // passes over A's entries (the union-find hooking needs one)
+  std::int64_t count = 0;  // number of components (computed where the labels are)
 };
 
 struct GraphKernels {
@@ -91,12 +92,18 @@ struct GraphKernels {
   void (*connected_components)(ComponentsRun& run);
   // T = diag(row) * A * diag(col) with A's pattern, of `type` (A's own type or, with
   // pattern_only, any type: every A(i, j) then reads as 1). A null factor is all ones;
-  // row has A.nrows values and col A.ncols values, of `type`. T is replaced.
+  // row has A.nrows values and col A.ncols values, of `type`. With unit_diagonal, every
+  // diagonal position (i, i) that A lacks is added with the value 1 before the scaling
+  // (the pattern of A + I, which GCN's normalisation needs; a stored A(i, i) keeps its
+  // value). T is replaced.
   void (*scale_sparse)(SparseStorage& T, const SparseStorage& A, TypeId type, const void* row, const void* col,
-                       bool pattern_only);
+                       bool pattern_only, bool unit_diagonal);
   // L = the entries (i, j) of S (a symmetric pattern without diagonal) with
-  // (deg(i), i) > (deg(j), j), deg(i) being row i's length in S: an acyclic orientation
-  // that leaves every vertex few out-edges (triangle counting). L has S's type; replaced.
+  // (deg(i), i) < (deg(j), j), deg(i) being row i's length in S: every edge points to its
+  // higher-ranked end, an acyclic orientation in which no vertex keeps more than about
+  // sqrt(2 |E|) out-edges (a hub keeps only its few higher-degree neighbours), so the
+  // row merges of triangle counting stay short. L has S's type and S.nvals / 2 entries;
+  // replaced.
   void (*orient_by_degree)(SparseStorage& L, const SparseStorage& S);
 };
 

@@ -1,8 +1,12 @@
 // GNN aggregation against Eigen and plain loops: GCN normalisation and product, and
-// GraphSAGE mean and max aggregation, on random graphs and on Cora with its features.
+// GraphSAGE mean and max aggregation, on random and generated graphs (hubs, isolated
+// vertices, self-loops, duplicate entries), a rectangular A, and Cora with its
+// features; and the caching of the GraphSAGE mean matrix with A until A changes.
 #include <string>
 #include <vector>
 
+#include "algorithms/derived_peek.hpp"
+#include "algorithms/generated.hpp"
 #include "algorithms/graphs.hpp"
 #include "support/catch.hpp"
 
@@ -25,10 +29,13 @@ void check(const DenseMatrix<double>& Y, const RowMat& want, const std::string& 
   CHECK(bad == 0);
 }
 
-void check_graph(const oracle::Graph& g, const RowMat& X, const std::string& what) {
+// A_in, when given, is g's pattern stored with duplicate entries combined (values
+// differ from g's weights, so the max aggregation, which reads them, is skipped).
+void check_graph(const oracle::Graph& g, const RowMat& X, const std::string& what,
+                 const SparseMatrix<double>* A_in = nullptr) {
   const auto n = static_cast<Eigen::Index>(g.n);
   const auto dev = algotest::device();
-  const auto A = algotest::to_matrix<double>(g);
+  const auto A = A_in ? *A_in : algotest::to_matrix<double>(g);
   std::vector<double> xv(X.data(), X.data() + X.size());
   const auto Xg = DenseMatrix<double>::from_row_major(X.rows(), X.cols(), xv, dev);
   DenseMatrix<double> Y(n, X.cols(), dev);
@@ -54,8 +61,16 @@ void check_graph(const oracle::Graph& g, const RowMat& X, const std::string& wha
       }
   algo::sage_mean_aggregate(Y, A, Xg);
   check(Y, mean, what + " sage mean");
+  if (A_in) return;
   algo::sage_max_aggregate(Y, A, Xg);
   check(Y, mx, what + " sage max");
+}
+
+RowMat random_features(Eigen::Index n, Eigen::Index f, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  RowMat X(n, f);
+  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4;
+  return X;
 }
 
 }  // namespace
@@ -71,6 +86,71 @@ TEST_CASE("GNN aggregations match Eigen and loops on random graphs", "[algo][gnn
         INFO("seed=" << seed << " n=" << n << " f=" << f);
         check_graph(g, X, "random");
       }
+}
+
+TEST_CASE("GNN aggregations on generated graphs", "[algo][gnn]") {
+  for (std::uint64_t seed : {63, 64}) {
+    // hubs, isolated vertices, self-loops; large enough for the CPU's parallel paths
+    const auto h = algotest::hub_graph(3000, 3, seed);
+    const RowMat X = random_features(h.n, 16, seed);
+    check_graph(h, X, "hubs");
+    const auto dup = algotest::with_duplicates<double>(h, 3);
+    check_graph(h, X, "hubs with duplicates", &dup);
+  }
+  // self-loops only and no edges at all: GCN keeps x, the mean is x on a loop, else 0
+  oracle::Graph loops{5, {{0, 0, 1}, {3, 3, 1}}};
+  check_graph(loops, random_features(5, 3, 65), "self-loops only");
+  check_graph(oracle::Graph{6, {}}, random_features(6, 4, 66), "no edges");
+}
+
+TEST_CASE("GraphSAGE mean over a rectangular A", "[algo][gnn]") {
+  // 5 targets aggregating over 7 sources; target 3 has none
+  const auto dev = algotest::device();
+  const std::vector<Tuple<double>> t{{0, 1, 4.0}, {0, 6, 2.0}, {1, 0, 1.0}, {2, 2, 7.0}, {2, 3, 1.0}, {2, 5, 3.0}, {4, 4, 9.0}};
+  const auto A = SparseMatrix<double>::from_tuples(5, 7, t, {}, dev);
+  const RowMat X = random_features(7, 3, 67);
+  std::vector<double> xv(X.data(), X.data() + X.size());
+  DenseMatrix<double> Y(5, 3, dev);
+  algo::sage_mean_aggregate(Y, A, DenseMatrix<double>::from_row_major(7, 3, xv, dev));
+  RowMat want = RowMat::Zero(5, 3);
+  want.row(0) = (X.row(1) + X.row(6)) / 2;
+  want.row(1) = X.row(0);
+  want.row(2) = (X.row(2) + X.row(3) + X.row(5)) / 3;
+  want.row(4) = X.row(4);
+  check(Y, want, "rectangular sage mean");
+}
+
+TEST_CASE("GraphSAGE mean keeps its matrix with A until A changes", "[algo][gnn][cache]") {
+  const std::string key = "algo:sage_mean";
+  const auto dev = algotest::device();
+  auto g = algotest::hub_graph(300, 2, 68);
+  auto A = algotest::to_matrix<double>(g);
+  const RowMat X = random_features(g.n, 5, 69);
+  std::vector<double> xv(X.data(), X.data() + X.size());
+  const auto Xg = DenseMatrix<double>::from_row_major(g.n, 5, xv, dev);
+  DenseMatrix<double> Y(g.n, 5, dev);
+  auto mean_of = [&](const oracle::Graph& graph) {
+    const auto adj = graph.out();
+    RowMat m = RowMat::Zero(graph.n, 5);
+    for (Eigen::Index i = 0; i < graph.n; ++i)
+      for (auto [j, w] : adj[i]) m.row(i) += X.row(j) / static_cast<double>(adj[i].size());
+    return m;
+  };
+  CHECK(algotest::derived_entry(A, key) == nullptr);
+  algo::sage_mean_aggregate(Y, A, Xg);
+  check(Y, mean_of(g), "first call");
+  const void* cached = algotest::derived_entry(A, key);
+  REQUIRE(cached != nullptr);
+  algo::sage_mean_aggregate(Y, A, Xg);
+  check(Y, mean_of(g), "second call");
+  CHECK(algotest::derived_entry(A, key) == cached);  // the second call built nothing
+  // Drop the edges into vertices >= 150: an operation writing A drops the cache, and
+  // the means (and degrees) follow.
+  select(A, A, selectop::col_le{149});
+  CHECK(algotest::derived_entry(A, key) == nullptr);
+  std::erase_if(g.edges, [](const oracle::Edge& e) { return e.to > 149; });
+  algo::sage_mean_aggregate(Y, A, Xg);
+  check(Y, mean_of(g), "after A changed");
 }
 
 TEST_CASE("GNN aggregations on Cora with its features", "[algo][gnn][data]") {

@@ -1,8 +1,10 @@
 // Connected components of the undirected graph underlying A (the pattern of A + A',
-// self-loops ignored), by min-label propagation over min_second with the
-// pointer-jumping shortcut of Shiloach-Vishkin / FastSV (label <- label[label]) after
-// every round, which cuts the rounds on long paths. Each vertex ends with the smallest
-// vertex id of its component.
+// self-loops ignored; A's edges are read in both directions, no symmetrised copy is
+// made). Runs on A's device as a concurrent union-find in the manner of ECL-CC
+// (Jaiganesh & Burtscher 2018): one pass over A's entries hooks the larger root under
+// the smaller with atomics, a last pass points every vertex at its root. Each vertex
+// ends with the smallest vertex id of its component. On a GPU only the component count
+// crosses PCIe; the labels stay on the device.
 #pragma once
 
 #include <cstdint>
@@ -14,13 +16,13 @@
 namespace geblas::algo {
 
 struct ComponentsOptions {
-  IterationCallback on_iteration{};
+  IterationCallback on_iteration{};  // called once, after the pass, with n - count
 };
 
 struct ComponentsResult {
   Vector<VertexId> labels;  // dense, n entries, on A's device: the component's smallest vertex
   Index count = 0;          // number of components
-  int rounds = 0;
+  int rounds = 0;           // passes over A's entries: 1 (the hooking needs no convergence rounds)
 };
 
 // Throws DimensionMismatch when A is not square.

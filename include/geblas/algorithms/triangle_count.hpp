@@ -1,7 +1,11 @@
 // Triangle counting on the undirected graph underlying A (pattern of A + A', self-loops
-// ignored): with L its strictly lower triangle, the count is the sum of C<L> = L plus.pair
-// L (the "Sandia LL" method: every triangle i > j > k is counted once, at L(i, k)).
-// The masked sparse x sparse product runs wherever A lives.
+// and duplicate entries ignored). With L an acyclic orientation of that graph in which
+// each edge points to its end of higher (degree, id) -- so no vertex keeps more than
+// about sqrt(2|E|) out-edges -- the count is the sum of C<L> = L plus.pair L': each
+// triangle a < b < c is counted once, at L(a, b), through their common neighbour c.
+// Everything runs where A lives. The oriented pattern L is built with geblas operations
+// on A's device and kept in A's derived cache, so a second call on the same matrix pays
+// only the masked product; any operation that writes A drops it.
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,7 @@ void bfs(BfsRun& run);
 void sssp(SsspRun& run);
 void connected_components(ComponentsRun& run);
 void scale_sparse(SparseStorage& T, const SparseStorage& A, TypeId type, const void* row, const void* col,
-                  bool pattern_only);
+                  bool pattern_only, bool unit_diagonal);
 void orient_by_degree(SparseStorage& L, const SparseStorage& S);
 
 // The table of the entries above.
