@@ -9,23 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/checks.hpp"
 #include "geblas/algorithms/common.hpp"
 #include "geblas/error.hpp"
 #include "geblas/sparse_matrix.hpp"
 
 namespace geblas::algo::detail {
-
-inline void require_square(const char* algo, Index nrows, Index ncols) {
-  if (nrows != ncols)
-    throw DimensionMismatch(std::string("geblas::algo::") + algo + ": the adjacency matrix must be square, got " +
-                            std::to_string(nrows) + " x " + std::to_string(ncols));
-}
-
-inline void check_vertex(const char* algo, const char* what, Index v, Index n) {
-  if (v < 0 || v >= n)
-    throw IndexOutOfBounds(std::string("geblas::algo::") + algo + ": " + what + " " + std::to_string(v) +
-                           " is outside the graph's vertices [0, " + std::to_string(n) + ")");
-}
 
 // A CSR structure (and optionally values) on the host.
 template <class T>
