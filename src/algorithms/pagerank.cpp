@@ -23,7 +23,7 @@
 #include <utility>
 
 #include "algorithms/dense_steps.hpp"
-#include "algorithms/host_graph.hpp"
+#include "algorithms/checks.hpp"
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
 #include "geblas/operations/apply.hpp"

@@ -10,6 +10,7 @@
 // The semiring is chosen at run time (runtime_ops.cuh): one kernel per value type.
 #include <cub/device/device_radix_sort.cuh>
 
+#include "core/derived_cache.hpp"
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
@@ -174,9 +175,10 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
   const Mask& mask = o.mask;
   const bool dot = mask.kind() == Mask::Kind::sparse && !mask.complemented();
   if (dot) {
-    SparseStorage Bt;
-    transpose_sparse(Bt, B);
-    visit_type(A.type, [&]<class V>() { masked_dot<V>(T, A, Bt, *mask.sparse(), mask.structural(), sr, c); });
+    // B' from B's derived cache: repeated products with the same B (triangle counting
+    // on one graph) transpose it once.
+    const std::shared_ptr<const SparseStorage> Bt = cached_transpose(B);
+    visit_type(A.type, [&]<class V>() { masked_dot<V>(T, A, *Bt, *mask.sparse(), mask.structural(), sr, c); });
   } else {
     const MaskView mv = mask_view(mask);
     visit_type(A.type, [&]<class V>() { esc<V>(T, A, B, mv, sr, c); });
