@@ -21,7 +21,7 @@
 // per iteration, and the iteration that converged is known exactly.
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <cub/iterator/counting_input_iterator.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <string>
@@ -84,7 +84,7 @@ HubPlan build_plan(const SparseStorage& At) {
                                                                                    flags.as<std::uint8_t>());
   GEBLAS_CUDA_CHECK_LAUNCH();
   RawBuffer selected = temp<Index>(m, c.device), count = temp<Index>(1, c.device);
-  cub::CountingInputIterator<Index> ids(0);
+  thrust::counting_iterator<Index> ids(0);
   std::size_t bytes = 0;
   GEBLAS_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, ids, flags.as<std::uint8_t>(), selected.as<Index>(),
                                                count.as<Index>(), m, c.stream));
