@@ -1,7 +1,7 @@
 // Small steps the iterative algorithms repeat on dense results, expressed with the
 // public operations so that they run on the device holding the data: column sums (one
 // SpMM with a row of ones, k values copied to the host), and a dense n x 1 matrix viewed
-// as a dense vector without a copy.
+// as a dense vector (and back) without a copy.
 #pragma once
 
 #include <vector>
@@ -10,6 +10,7 @@
 #include "geblas/monoid.hpp"
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/reduce.hpp"
+#include "geblas/operations/transpose.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/sparse_matrix.hpp"
 #include "geblas/vector.hpp"
@@ -24,14 +25,26 @@ namespace geblas::algo::detail {
 template <class T>
 class ColumnSums {
  public:
+  // The 1 x n row of ones is made on the device: a dense vector of ones turned sparse
+  // gives its column indices 0, 1, ..., n - 1; only the two row offsets come from here.
   ColumnSums(Index n, Index k, Device device) : k_(k) {
     if (k_ == 1) return;
-    std::vector<Index> offsets{0, n};
-    std::vector<ColIndex> cols(static_cast<std::size_t>(n));
-    for (Index i = 0; i < n; ++i) cols[static_cast<std::size_t>(i)] = static_cast<ColIndex>(i);
-    const std::vector<T> ones(static_cast<std::size_t>(n), T{1});
-    ones_ = SparseMatrix<T>::from_csr(1, n, offsets, cols, ones, device);
+    geblas::detail::VectorStorage ones = Vector<T>(n, device).densified(T{1}).sparsified().storage();
+    geblas::detail::SparseStorage row = geblas::detail::make_sparse(1, n, type_id<T>, device);
+    const Index offsets[2] = {0, n};
+    geblas::detail::copy_bytes(row.row_offsets.data(), device, offsets, Device::cpu(), sizeof offsets);
+    row.nvals = n;
+    row.col_indices = std::move(ones.indices);
+    row.values = std::move(ones.values);
+    ones_ = SparseMatrix<T>(std::move(row));
     sums_ = DenseMatrix<T>(1, k, device);
+  }
+
+  // The n x 1 column of ones (the transpose of the row), for broadcasting k values.
+  SparseMatrix<T> ones_column() const {
+    SparseMatrix<T> c(ones_.ncols(), 1, ones_.device());
+    transpose(c, ones_);
+    return c;
   }
 
   std::vector<double> operator()(const DenseMatrix<T>& Y) {
@@ -47,6 +60,20 @@ class ColumnSums {
   SparseMatrix<T> ones_;
   DenseMatrix<T> sums_;
 };
+
+// A dense vector as an n x 1 matrix (the bytes are moved).
+template <class T>
+DenseMatrix<T> vector_as_column(Vector<T>&& v) {
+  geblas::detail::DenseStorage m;
+  m.nrows = v.size();
+  m.ncols = 1;
+  m.ld = 1;
+  m.layout = Layout::row_major;
+  m.type = type_id<T>;
+  m.device = v.device();
+  m.data = std::move(v.storage().values);
+  return DenseMatrix<T>(std::move(m));
+}
 
 // The single column of an n x 1 matrix as a dense vector (the bytes are moved).
 template <class T>

@@ -5,12 +5,16 @@
 //   (I - d P') x = (1 - d) v,   normalised to sum 1
 // (Langville & Meyer, "Deeper inside PageRank", 2004, section 5; P = D_out^-1 W with the
 // dangling rows left empty). geblas iterates x <- d P' x + (1 - d) v, which converges at
-// rate d like the power method, and normalises each column once at the end. So an
-// iteration needs no rank sum on the host: one SpMM with d P' (built once on the host,
-// transposed and scaled), the teleport term (a scalar add for the uniform v, else an
-// SpMM with the sparse v), and the L1 change (difference, abs, one reduction: the one
-// value copied to the host per iteration). On a CUDA device plain PageRank runs each
-// iteration as one fused pass instead (algorithms/pagerank_step.hpp).
+// rate d like the power method, and normalises each column once at the end.
+//
+// Everything runs on A's device. The set-up is A' (the cached transpose) and 1 / out(j)
+// (a row reduction), both kept in A's derived cache, so a second call on the same
+// matrix pays none of it. One teleport distribution (plain PageRank, or one seed set)
+// iterates with the backend's fused step (graph_kernels.hpp), which never builds the
+// scaled matrix: it pulls x .* d/out over A' and writes the next x and its scaled copy
+// in one pass, and queues iterations in batches so that the host waits once per batch.
+// k > 1 seed sets iterate one SpMM per iteration with d P' (A' with its columns scaled,
+// built on the device and cached per damping factor).
 #include "geblas/algorithms/pagerank.hpp"
 
 #include <algorithm>
@@ -19,15 +23,21 @@
 #include <utility>
 
 #include "algorithms/dense_steps.hpp"
-#include "algorithms/host_graph.hpp"
-#include "algorithms/pagerank_step.hpp"
+#include "algorithms/checks.hpp"
+#include "core/backend.hpp"
+#include "core/derived_cache.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/ewise.hpp"
 #include "geblas/operations/mxm.hpp"
+#include "geblas/operations/reduce.hpp"
+#include "geblas/operations/select.hpp"
 #include "geblas/semiring.hpp"
 
 namespace geblas::algo {
 namespace {
+
+using geblas::detail::SparseStorage;
+using geblas::detail::VectorStorage;
 
 void check_options(const char* name, const PageRankOptions& o) {
   if (!(o.damping >= 0 && o.damping < 1))
@@ -41,109 +51,174 @@ void check_options(const char* name, const PageRankOptions& o) {
                        std::to_string(o.max_iterations));
 }
 
-// d * P' on A's device: entry (j, i) = d * w(i, j) / sum_j w(i, j); dangling rows of P
-// (no out-weight) are dropped, their mass is restored by the teleport term.
+// Weighted PageRank needs weights >= 0: the first entry that is negative or NaN is
+// named (this reads entries back to the host only to build the error message).
 template <class T>
-SparseMatrix<T> damped_transition_transposed(const char* name, const SparseMatrix<T>& A, const PageRankOptions& o) {
-  detail::HostCsr<T> h = detail::host_csr(A, /*with_values=*/true);
-  for (Index i = 0; i < h.n; ++i) {
-    double out = 0;
-    for (Index k = h.offsets[i]; k < h.offsets[i + 1]; ++k) {
-      const double w = o.weighted ? static_cast<double>(h.values[k]) : 1.0;
-      if (o.weighted && !(w >= 0))
-        throw InvalidValue(std::string("geblas::algo::") + name + ": weight A(" + std::to_string(i) + ", " +
-                           std::to_string(h.cols[k]) + ") = " + std::to_string(w) +
-                           " is negative or NaN; weighted PageRank needs weights >= 0");
-      out += w;
+void check_weights(const char* name, const SparseMatrix<T>& A) {
+  SparseMatrix<T> good(A.nrows(), A.ncols(), A.device());
+  select(good, A, selectop::value_ge<T>{T(0)});
+  if (good.nvals() == A.nvals()) return;
+  for (const auto& t : A.extract_tuples())
+    if (!(t.value >= T(0)))
+      throw InvalidValue(std::string("geblas::algo::") + name + ": weight A(" + std::to_string(t.row) + ", " +
+                         std::to_string(t.col) + ") = " + std::to_string(static_cast<double>(t.value)) +
+                         " is negative or NaN; weighted PageRank needs weights >= 0");
+}
+
+// 1 / out(j) for every vertex, 0 where j has no out-weight: a dense vector on A's
+// device, kept in A's derived cache (per weighting).
+template <class T>
+std::shared_ptr<const VectorStorage> inverse_out_weights(const char* name, const SparseMatrix<T>& A, bool weighted) {
+  const std::string key = weighted ? "algo:pagerank:inverse_out_weight" : "algo:pagerank:inverse_out_degree";
+  return geblas::detail::derived<VectorStorage>(A.storage(), key, [&] {
+    Vector<T> out(A.nrows(), A.device());
+    if (weighted) {
+      check_weights(name, A);
+      reduce(out, A, monoid::plus<T>{});
+    } else {
+      SparseMatrix<T> ones(A.nrows(), A.ncols(), A.device());
+      apply(ones, A, unop::one<T>{});
+      reduce(out, ones, monoid::plus<T>{});
     }
-    for (Index k = h.offsets[i]; k < h.offsets[i + 1]; ++k) {
-      const double w = o.weighted ? static_cast<double>(h.values[k]) : 1.0;
-      h.values[k] = out > 0 ? static_cast<T>(o.damping * w / out) : T{0};
-    }
-  }
-  return detail::to_matrix(detail::transpose(h), A.device());
+    Vector<T> positive(A.nrows(), A.device()), inverse(A.nrows(), A.device());
+    select(positive, out, selectop::value_gt<T>{T(0)});  // rows with out-weight 0 stay absent
+    apply(inverse, positive, unop::minv<T>{});
+    return inverse.densified(T(0)).storage();
+  });
+}
+
+// d P' = A' with column j scaled by d / out(j), for the SpMM of k seed sets; cached per
+// weighting and damping factor.
+template <class T>
+std::shared_ptr<const SparseStorage> damped_transition_transposed(const SparseMatrix<T>& A, const VectorStorage& scale,
+                                                                  const PageRankOptions& o) {
+  const std::string key = std::string("algo:pagerank:transition:") + (o.weighted ? "w:" : "u:") + std::to_string(o.damping);
+  return geblas::detail::derived<SparseStorage>(A.storage(), key, [&] {
+    const auto At = geblas::detail::cached_transpose(A.storage());
+    SparseStorage P;
+    geblas::detail::required(geblas::detail::backend_for(A.device()).graph->scale_sparse, "pagerank transition",
+                             A.device())(P, *At, type_id<T>, nullptr, scale.values.data(), !o.weighted);
+    return P;
+  });
+}
+
+template <class T>
+Vector<T> filled(Index n, T value, Device dev) {
+  return Vector<T>(n, dev).densified(value);
 }
 
 // The k columns of the result as distributions: each divided by its sum.
 template <class T>
-DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X) {
+DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X, detail::ColumnSums<T>& column_sums) {
   const Index n = X.nrows(), k = X.ncols();
   const Device dev = X.device();
-  const std::vector<double> sums = detail::ColumnSums<T>(n, k, dev)(X);
+  const std::vector<double> sums = column_sums(X);
   DenseMatrix<T> R(n, k, dev);
-  if (k == 1) {
-    apply(R, X, binop::times<T>{}, static_cast<T>(1.0 / sums[0]));
-    return R;
-  }
-  // Broadcast the k factors to n x k with one SpMM (a column of ones times a 1 x k row).
+  // Broadcast the k factors with one SpMM: the n x 1 column of ones times a 1 x k row.
   std::vector<T> inv(static_cast<std::size_t>(k));
   for (Index j = 0; j < k; ++j) inv[static_cast<std::size_t>(j)] = static_cast<T>(1.0 / sums[j]);
   const auto row = DenseMatrix<T>::from_row_major(1, k, inv, dev);
-  std::vector<Index> r(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n), 0);
-  for (Index i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = i;
-  const std::vector<T> one(static_cast<std::size_t>(n), T{1});
-  const auto ones = SparseMatrix<T>::from_tuples(n, 1, r, c, one, {}, dev);
   DenseMatrix<T> factors(n, k, dev);
-  mxm(factors, ones, row, semiring::plus_times<T>{});
+  mxm(factors, column_sums.ones_column(), row, semiring::plus_times<T>{});
   ewise_mult(R, X, factors, binop::times<T>{});
   return R;
 }
 
-// E: the k teleport distributions (n x k, sparse); `uniform`: E is the single uniform
-// column, whose term is then a scalar add.
+// One teleport distribution through the backend's fused iterations. `teleport` is the
+// dense distribution v, or null for the uniform one.
 template <class T>
-PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A, const SparseMatrix<T>& E,
-                                      bool uniform, const PageRankOptions& o) {
+Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T>* teleport, const PageRankOptions& o,
+                      int& iterations, bool& converged, double& delta) {
+  const Index n = A.nrows();
+  const Device dev = A.device();
+  const auto& kernels = *geblas::detail::backend_for(dev).graph;
+  const auto At = geblas::detail::cached_transpose(A.storage());
+  const Vector<T> inv_out(VectorStorage(*inverse_out_weights(name, A, o.weighted)));
+  // Every vector here is dense: the fused iterations read and write plain arrays.
+  Vector<T> scale = filled<T>(n, T(0), dev);
+  apply(scale, inv_out, binop::times<T>{}, static_cast<T>(o.damping));
+
+  // x0 = v; xs0 = x0 .* scale; the teleport term (1 - d) v.
+  Vector<T> x[2] = {teleport ? *teleport : filled<T>(n, static_cast<T>(1.0 / static_cast<double>(n)), dev),
+                    filled<T>(n, T(0), dev)};
+  Vector<T> xs[2] = {filled<T>(n, T(0), dev), filled<T>(n, T(0), dev)};
+  ewise_mult(xs[0], x[0], scale, binop::times<T>{});
+  Vector<T> tele_term;
+  if (teleport) {
+    tele_term = filled<T>(n, T(0), dev);
+    apply(tele_term, *teleport, binop::times<T>{}, static_cast<T>(1.0 - o.damping));
+  }
+  geblas::detail::PageRankIterate args;
+  args.At = At.get();
+  args.weighted = o.weighted;
+  args.scale = scale.storage().values.data();
+  args.teleport = teleport ? tele_term.storage().values.data() : nullptr;
+  args.teleport_uniform = (1.0 - o.damping) / static_cast<double>(n);
+  for (int s = 0; s < 2; ++s) {
+    args.x[s] = x[s].storage().values.data();
+    args.xs[s] = xs[s].storage().values.data();
+  }
+  args.tolerance = o.tolerance;
+  // Batches grow from 2 to 16 iterations: few host waits on long runs, few wasted
+  // launches (iterations queued after convergence return at once) on short ones.
+  int current = 0, batch = 2;
+  iterations = 0;
+  converged = false;
+  while (iterations < o.max_iterations && !converged) {
+    const int count = std::min(batch, o.max_iterations - iterations);
+    const geblas::detail::PageRankBatch b =
+        geblas::detail::required(kernels.pagerank_iterate, "pagerank iterations", dev)(args, current, count);
+    current = b.current;
+    for (double d : b.deltas) {
+      delta = d;
+      ++iterations;
+      if (o.on_iteration) o.on_iteration(iterations, d);
+      if (d < o.tolerance) converged = true;
+    }
+    batch = std::min(batch * 2, 16);
+  }
+  // The ranks as a distribution.
+  const double sum = static_cast<double>(reduce(x[current], monoid::plus<T>{}));
+  Vector<T> ranks = filled<T>(n, T(0), dev);
+  apply(ranks, x[current], binop::times<T>{}, static_cast<T>(1.0 / sum));
+  return ranks;
+}
+
+// k seed sets at once: one SpMM with d P' per iteration. E is the n x k sparse matrix of
+// the teleport distributions.
+template <class T>
+PersonalizedPageRankResult<T> iterate_many(const char* name, const SparseMatrix<T>& A, const SparseMatrix<T>& E,
+                                           const PageRankOptions& o) {
   const Index n = A.nrows(), k = E.ncols();
   const Device dev = A.device();
-  const SparseMatrix<T> PT = damped_transition_transposed(name, A, o);
+  const Vector<T> inv_out(VectorStorage(*inverse_out_weights(name, A, o.weighted)));
+  Vector<T> scale = filled<T>(n, T(0), dev);
+  apply(scale, inv_out, binop::times<T>{}, static_cast<T>(o.damping));
+  const SparseMatrix<T> PT(SparseStorage(*damped_transition_transposed(A, scale.storage(), o)));
   // (1 - d) I_k: E times it adds (1 - d) v to every column.
-  std::vector<T> scaled(static_cast<std::size_t>(k * k), T{0});
-  for (Index j = 0; j < k; ++j) scaled[static_cast<std::size_t>(j * k + j)] = static_cast<T>(1.0 - o.damping);
-  const auto teleport = DenseMatrix<T>::from_row_major(k, k, scaled, dev);
-  const T uniform_term = static_cast<T>((1.0 - o.damping) / static_cast<double>(n));
-  // Start from the teleport distributions: X = E I_k on the device (building the n x k
-  // start on the host and copying it over cost more than the iterations themselves).
-  DenseMatrix<T> X(n, k, dev);
-  {
-    std::vector<T> identity(static_cast<std::size_t>(k * k), T{0});
-    for (Index j = 0; j < k; ++j) identity[static_cast<std::size_t>(j * k + j)] = T{1};
-    mxm(X, E, DenseMatrix<T>::from_row_major(k, k, identity, dev), semiring::plus_times<T>{});
+  std::vector<T> scaled(static_cast<std::size_t>(k * k), T{0}), identity(static_cast<std::size_t>(k * k), T{0});
+  for (Index j = 0; j < k; ++j) {
+    scaled[static_cast<std::size_t>(j * k + j)] = static_cast<T>(1.0 - o.damping);
+    identity[static_cast<std::size_t>(j * k + j)] = T{1};
   }
+  const auto teleport = DenseMatrix<T>::from_row_major(k, k, scaled, dev);
+  // Start from the teleport distributions: X = E I_k on the device.
+  DenseMatrix<T> X(n, k, dev);
+  mxm(X, E, DenseMatrix<T>::from_row_major(k, k, identity, dev), semiring::plus_times<T>{});
   PersonalizedPageRankResult<T> res;
   // Separate input and output buffers throughout: an operation whose output is also
   // its input goes through a copy. On dense operands ewise_mult (the intersection) is
   // every entry, like ewise_add, without the union's bookkeeping.
-  DenseMatrix<T> Y(n, k, dev), next(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
+  DenseMatrix<T> Y(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
   detail::ColumnSums<T> column_sums(n, k, dev);
-  // Plain PageRank on a backend with the fused step: one pass per iteration, which
-  // writes next and returns the L1 change (the same step as the operations below).
-  const detail::PageRankStep fused = uniform && dev.is_cuda() ? detail::cuda_pagerank_step() : nullptr;
   for (int it = 1; it <= o.max_iterations; ++it) {
-    if (fused) {
-      res.delta = fused(PT.storage(), X.storage().data.data(), next.storage().data.data(),
-                        static_cast<double>(uniform_term));
-      std::swap(X, next);
-      res.iterations = it;
-      if (o.on_iteration) o.on_iteration(it, res.delta);
-      if (res.delta < o.tolerance) {
-        res.converged = true;
-        break;
-      }
-      continue;
-    }
     mxm(Y, PT, X, semiring::plus_times<T>{});
-    if (uniform) {
-      apply(next, Y, binop::plus<T>{}, uniform_term);
-    } else {
-      mxm(Y, E, teleport, semiring::plus_times<T>{}, {.accum = binop::plus<T>{}});
-      std::swap(next, Y);
-    }
-    ewise_mult(diff, next, X, binop::minus<T>{});
+    mxm(Y, E, teleport, semiring::plus_times<T>{}, {.accum = binop::plus<T>{}});
+    ewise_mult(diff, Y, X, binop::minus<T>{});
     apply(absdiff, diff, unop::abs<T>{});
     const std::vector<double> change = column_sums(absdiff);
     res.delta = *std::max_element(change.begin(), change.end());
-    std::swap(X, next);
+    std::swap(X, Y);
     res.iterations = it;
     if (o.on_iteration) o.on_iteration(it, res.delta);
     if (res.delta < o.tolerance) {
@@ -151,7 +226,7 @@ PersonalizedPageRankResult<T> iterate(const char* name, const SparseMatrix<T>& A
       break;
     }
   }
-  res.ranks = normalise_columns(X);
+  res.ranks = normalise_columns(X, column_sums);
   return res;
 }
 
@@ -159,22 +234,13 @@ template <class T>
 PageRankResult<T> pagerank_impl(const SparseMatrix<T>& A, const PageRankOptions& o) {
   detail::require_square("pagerank", A.nrows(), A.ncols());
   check_options("pagerank", o);
-  const Index n = A.nrows();
   PageRankResult<T> out;
-  if (n == 0) {
+  if (A.nrows() == 0) {
     out.ranks = Vector<T>::dense(0, T{0}, A.device());
     out.converged = true;
     return out;
   }
-  std::vector<Index> rows(static_cast<std::size_t>(n)), cols(static_cast<std::size_t>(n), 0);
-  for (Index i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
-  const std::vector<T> vals(static_cast<std::size_t>(n), static_cast<T>(1.0 / static_cast<double>(n)));
-  const auto E = SparseMatrix<T>::from_tuples(n, 1, rows, cols, vals, {}, A.device());
-  auto r = iterate("pagerank", A, E, /*uniform=*/true, o);
-  out.iterations = r.iterations;
-  out.converged = r.converged;
-  out.delta = r.delta;
-  out.ranks = detail::column_as_vector(std::move(r.ranks));
+  out.ranks = iterate_one<T>("pagerank", A, nullptr, o, out.iterations, out.converged, out.delta);
   return out;
 }
 
@@ -198,16 +264,21 @@ PersonalizedPageRankResult<T> ppr_impl(const SparseMatrix<T>& A, const std::vect
       vals.push_back(static_cast<T>(1.0 / static_cast<double>(set.size())));
     }
   }
+  if (k == 1) {
+    // One seed set runs the fused iterations, with v built from its few entries.
+    std::vector<Index> idx = rows;
+    const Vector<T> v =
+        Vector<T>::from_tuples(n, idx, vals, binop::plus<T>{}, A.device()).densified(T(0));
+    PersonalizedPageRankResult<T> res;
+    Vector<T> r = iterate_one<T>("personalized_pagerank", A, &v, o, res.iterations, res.converged, res.delta);
+    res.ranks = detail::vector_as_column(std::move(r));
+    return res;
+  }
   const auto E = SparseMatrix<T>::from_tuples(n, k, rows, cols, vals, binop::plus<T>{}, A.device());
-  return iterate("personalized_pagerank", A, E, /*uniform=*/false, o);
+  return iterate_many("personalized_pagerank", A, E, o);
 }
 
 }  // namespace
-
-detail::PageRankStep& detail::cuda_pagerank_step() {
-  static PageRankStep step = nullptr;
-  return step;
-}
 
 PageRankResult<float> pagerank(const SparseMatrix<float>& A, const PageRankOptions& o) { return pagerank_impl(A, o); }
 PageRankResult<double> pagerank(const SparseMatrix<double>& A, const PageRankOptions& o) { return pagerank_impl(A, o); }

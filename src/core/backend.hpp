@@ -18,6 +18,7 @@
 #include "geblas/tensor_cores.hpp"
 #include "geblas/trace.hpp"
 #include "core/graph_kernels.hpp"
+#include "core/row_stats.hpp"
 
 namespace geblas::detail {
 
@@ -150,6 +151,9 @@ struct Backend {
                             SemiringId s, const Options& o);  // o.mask honoured during the product
   void (*mxm_dense_sparse)(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s);
   void (*mxm_dense_dense)(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s);
+
+  // Row-length statistics of A (max, empty rows, mean, standard deviation).
+  void (*row_stats)(RowStats& out, const SparseStorage& A);
 
   // layout and transposes
   void (*transpose_sparse)(SparseStorage& T, const SparseStorage& A);

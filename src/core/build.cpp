@@ -1,7 +1,8 @@
 // Building CSR matrices and sparse vectors from tuples, adopting caller CSR arrays after
-// validation, and converting vectors between dense and sparse storage. All on the host;
-// the result is moved to the requested device at the end.
+// validation (on the host, the result moved to the requested device at the end), and
+// converting vectors between dense and sparse storage (on the vector's device).
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <numeric>
 #include <string>
@@ -196,8 +197,25 @@ VectorStorage build_sparse_vector(Index size, const Index* indices, const void* 
   return device.is_cpu() ? out : to_device(out, device);
 }
 
+namespace {
+// 16-bit values are storage only: no backend entry computes on them, so their
+// conversions between dense and sparse go through the host.
+bool computable(TypeId t) { return t != TypeId::float16 && t != TypeId::bfloat16; }
+}  // namespace
+
+// Both conversions run on the vector's device through the write-back entry (a dense w
+// takes `fill` where t is absent; a sparse w receives every present entry), so a vector
+// on a GPU never comes through the host.
 VectorStorage to_dense_storage(const VectorStorage& v, const void* fill) {
   if (v.dense) return v;
+  if (computable(v.type)) {
+    VectorStorage out = make_dense_vector(v.size, v.type, v.device);
+    VectorResult t{v, {}};
+    ScalarBytes identity;
+    std::memcpy(identity.data(), fill, size_of(v.type));
+    required(backend_for(v.device).write_vector, "densify", v.device)(out, t, Options{}, identity);
+    return out;
+  }
   const VectorStorage h = v.device.is_cpu() ? VectorStorage{} : to_device(v, Device::cpu());
   const VectorStorage& src = v.device.is_cpu() ? v : h;
   VectorStorage out = make_dense_vector(v.size, v.type, Device::cpu());
@@ -211,6 +229,12 @@ VectorStorage to_dense_storage(const VectorStorage& v, const void* fill) {
 
 VectorStorage to_sparse_storage(const VectorStorage& v) {
   if (!v.dense) return v;
+  if (computable(v.type)) {
+    VectorStorage out = make_sparse_vector(v.size, v.type, v.device);
+    VectorResult t{v, {}};  // dense with no presence bytes: every entry present
+    required(backend_for(v.device).write_vector, "sparsify", v.device)(out, t, Options{}, ScalarBytes{});
+    return out;
+  }
   VectorStorage out = make_sparse_vector(v.size, v.type, Device::cpu());
   out.nvals = v.size;
   out.indices = RawBuffer(static_cast<std::size_t>(v.size) * sizeof(ColIndex), Device::cpu());

@@ -1,6 +1,6 @@
 // Facts derived from a matrix and kept with it until it changes: its transpose (for
 // transpose_a on the GPU and for pull/push switching), row statistics (for the SpMM
-// dispatcher) and backend plans. Each entry is built once, under the cache's lock.
+// dispatcher) and backend plans. Each entry is built on first use (see derived()).
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/row_stats.hpp"
 #include "geblas/detail/storage.hpp"
 
 namespace geblas::detail {
@@ -18,27 +19,27 @@ struct DerivedCache {
   std::map<std::string, std::shared_ptr<const void>> entries;
 };
 
+// Counts a build (geblas/detail/derived_stats.hpp).
+void count_derived_build();
+
 // The entry `key` of A's cache, built by `build()` (returning a V) the first time.
+// The lock is not held while building: a build may itself use A's cache (a row scaling
+// of A' asks for A's transpose, an SpMM inside a build asks for row statistics). Two
+// threads may then build the same entry at once; the first one stored is kept.
 template <class V, class Build>
 std::shared_ptr<const V> derived(const SparseStorage& A, const std::string& key, Build&& build) {
   DerivedCache* cache = A.derived.get();
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    auto it = cache->entries.find(key);
+    if (it != cache->entries.end()) return std::static_pointer_cast<const V>(it->second);
+  }
+  count_derived_build();
+  std::shared_ptr<const void> value = std::make_shared<const V>(build());
   std::lock_guard<std::mutex> lock(cache->mutex);
-  auto it = cache->entries.find(key);
-  if (it != cache->entries.end()) return std::static_pointer_cast<const V>(it->second);
-  auto value = std::make_shared<const V>(build());
-  cache->entries.emplace(key, value);
-  return value;
+  auto it = cache->entries.emplace(key, std::move(value)).first;
+  return std::static_pointer_cast<const V>(it->second);
 }
-
-// Row-length facts the dispatchers choose kernels by, computed once per matrix.
-struct RowStats {
-  Index nrows = 0;
-  Index nvals = 0;
-  Index max_row = 0;
-  Index empty_rows = 0;
-  double mean_row = 0;
-  double stddev_row = 0;
-};
 
 // A's transpose on A's device, cached.
 std::shared_ptr<const SparseStorage> cached_transpose(const SparseStorage& A);

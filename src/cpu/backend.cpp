@@ -42,6 +42,7 @@ const Backend& cpu_backend() {
     b.mxm_sparse_sparse = cpu::mxm_sparse_sparse;
     b.mxm_dense_sparse = cpu::mxm_dense_sparse;
     b.mxm_dense_dense = cpu::mxm_dense_dense;
+    b.row_stats = cpu::row_stats;
     b.transpose_sparse = cpu::transpose_sparse;
     b.transpose_dense = cpu::transpose_dense;
     b.relayout_dense = cpu::relayout_dense;

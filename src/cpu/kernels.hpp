@@ -12,6 +12,8 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
 void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s);
 void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s);
 
+void row_stats(RowStats& s, const SparseStorage& A);
+
 void transpose_sparse(SparseStorage& T, const SparseStorage& A);
 void transpose_dense(DenseStorage& T, const DenseStorage& A);
 void relayout_dense(DenseStorage& T, const DenseStorage& A, Layout layout);

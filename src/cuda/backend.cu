@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/transfers.hpp"
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
 #include "cuda/graph/graph.hpp"
@@ -49,6 +50,14 @@ cudaStream_t stream(int ordinal) {
     GEBLAS_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   return s;
+}
+
+void read_to_host(void* host, const void* device_ptr, std::size_t bytes, cudaStream_t s) {
+  int ordinal = 0;
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&ordinal));
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(host, device_ptr, bytes, cudaMemcpyDeviceToHost, s));
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+  count_transfer(Device::cpu(), Device::cuda(ordinal), bytes);
 }
 
 DeviceGuard::DeviceGuard(int ordinal) {
@@ -122,6 +131,7 @@ void device_copy(void* dst, Device dd, const void* src, Device sd, std::size_t b
     GEBLAS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   }
   GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+  count_transfer(dd, sd, bytes);
 }
 
 void device_synchronize(int ordinal) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "algorithms/graphs.hpp"
+#include "geblas/detail/derived_stats.hpp"
 #include "support/catch.hpp"
 
 using namespace geblas;
@@ -115,4 +116,64 @@ TEST_CASE("pagerank edge cases and errors", "[algo][pagerank][errors]") {
   CHECK_THROWS_AS(algo::personalized_pagerank(SparseMatrix<double>(3, 3, dev), {{0}, {3}}), IndexOutOfBounds);
   CHECK_THROWS_AS(algo::personalized_pagerank(SparseMatrix<double>(3, 3, dev), {{0}, {}}), InvalidValue);
   CHECK_THROWS_AS(algo::personalized_pagerank(SparseMatrix<double>(3, 3, dev), {}), InvalidValue);
+}
+
+TEST_CASE("personalized pagerank with one seed set matches power iteration", "[algo][pagerank]") {
+  // One seed set runs the fused iterations (not the SpMM of k sets): check it alone, with
+  // seeds on a hub, on a dangling vertex and on an isolated one.
+  const auto g = algotest::random_graph(700, 3.0, 23);
+  for (const std::vector<Index>& set : std::vector<std::vector<Index>>{{5}, {699}, {1, 2, 2, 650}}) {
+    algo::PageRankOptions o;
+    o.tolerance = 1e-12;
+    o.max_iterations = 1000;
+    const auto r = algo::personalized_pagerank(algotest::to_matrix<double>(g), {set}, o);
+    CHECK(r.converged);
+    REQUIRE(r.ranks.ncols() == 1);
+    Eigen::VectorXd p = Eigen::VectorXd::Zero(700);
+    for (Index s : set) p(s) += 1.0 / static_cast<double>(set.size());
+    check_ranks(r.ranks.to_col_major(), oracle::pagerank(g, p, 0.85, false), "one seed set");
+  }
+}
+
+TEST_CASE("pagerank on hub graphs: rows far longer than the mean", "[algo][pagerank]") {
+  // A star into vertex 0 (in-degree n - 1) and out of vertex 1, on top of a sparse random
+  // graph: the GPU cuts such rows of A' into chunks, which this checks element by element.
+  for (std::int64_t n : {3000, 20000}) {
+    auto g = algotest::random_graph(n, 2.0, 31);
+    for (std::int64_t v = 2; v < n; ++v) {
+      g.edges.push_back({v, 0, 1.0 + static_cast<double>(v % 3)});
+      if (v % 2) g.edges.push_back({1, v, 2.0});
+    }
+    for (bool weighted : {false, true}) run_pagerank(g, weighted, "hub graph n=" + std::to_string(n));
+  }
+}
+
+TEST_CASE("pagerank's set-up is cached with A and rebuilt when A changes", "[algo][pagerank][cache]") {
+  auto g = algotest::random_graph(500, 3.0, 41);
+  auto A = algotest::to_matrix<double>(g);
+  algo::PageRankOptions o;
+  o.tolerance = 1e-12;
+  o.max_iterations = 1000;
+  const auto before = detail::derived_builds();
+  const auto first = algo::pagerank(A, o).ranks.to_std_vector();
+  const auto after_first = detail::derived_builds();
+  CHECK(after_first > before);  // A' and 1/out were built
+  const auto second = algo::pagerank(A, o).ranks.to_std_vector();
+  CHECK(detail::derived_builds() == after_first);  // nothing rebuilt
+  CHECK(first == second);
+  // Change A through an operation: every edge into vertex 3 doubles its weight. The
+  // cache goes with the old storage, and the weighted ranks follow the new weights.
+  SparseMatrix<double> scaled(A.nrows(), A.ncols(), A.device());
+  apply(scaled, A, binop::times<double>{}, 2.0);
+  SparseMatrix<double> column(A.nrows(), 1, A.device());
+  extract(column, scaled, IndexList::all(), IndexList{3});
+  assign(A, column, IndexList::all(), IndexList{3});
+  for (auto& e : g.edges)
+    if (e.to == 3) e.weight *= 2;
+  o.weighted = true;
+  const auto mark = detail::derived_builds();
+  const auto r = algo::pagerank(A, o);
+  CHECK(detail::derived_builds() > mark);
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(g.n, 1.0 / static_cast<double>(g.n));
+  check_ranks(r.ranks.to_std_vector(), oracle::pagerank(g, uniform, 0.85, true), "after the change");
 }

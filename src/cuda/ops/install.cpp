@@ -8,6 +8,7 @@ void install(Backend& b) {
   b.mxm_sparse_sparse = mxm_sparse_sparse;
   b.mxm_dense_sparse = mxm_dense_sparse;
   b.mxm_dense_dense = mxm_dense_dense;
+  b.row_stats = row_stats;
   b.transpose_sparse = transpose_sparse;
   b.transpose_dense = transpose_dense;
   b.relayout_dense = relayout_dense;

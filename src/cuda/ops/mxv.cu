@@ -4,14 +4,12 @@
 // size picked from the mean row length). Push (t = M' u for a sparse frontier u): one
 // warp per frontier entry scatters its row of M' into a dense t with atomics on the
 // semiring's add. Both are templates over the built-in semiring, so add and multiply
-// inline; both produce t in the dense + presence form of VectorResult. PageRank's step
-// (x_new = P x + c and the L1 change) is the pull kernel over plus_times with the
-// teleport add and the change fused in, so an iteration is one pass and one value back.
+// inline; both produce t in the dense + presence form of VectorResult. (PageRank's fused
+// iteration lives in src/cuda/graph/pagerank.cu.)
 #include <algorithm>
 #include <string>
 #include <type_traits>
 
-#include "algorithms/pagerank_step.hpp"
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 
@@ -24,15 +22,6 @@ namespace {
 struct PullPolicy {
   static constexpr int threads = 256;
   static constexpr int max_lanes = 32;
-};
-// The fused PageRank step: the pull kernel's group rule; the grid is capped at
-// `blocks_per_sm` blocks per SM (2048 threads: a full sm_90 SM) and loops over the rows,
-// so that the per-block atomic add of the L1 change stays near a thousand additions to
-// one address. Not tuned by measurement yet.
-struct PageRankStepPolicy {
-  static constexpr int threads = 256;
-  static constexpr int max_lanes = 32;
-  static constexpr int blocks_per_sm = 8;
 };
 // One warp per frontier entry; 256 threads (8 entries) per block, as LaunchPolicy.
 struct PushPolicy {
@@ -96,38 +85,6 @@ __global__ void pull_kernel(Index m, const Index* ro, const ColIndex* ci, const 
       t[i] = acc;
       present[i] = live && has;
     }
-  }
-}
-
-// xn = P x + c row by row (a group of `lanes` lanes per row, as pull_kernel), and
-// *delta += sum |xn(i) - x(i)| (in double: a warp, then a block, then one atomic).
-template <class V>
-__global__ void pagerank_step_kernel(Index m, const Index* ro, const ColIndex* ci, const V* pv, const V* x, V* xn,
-                                     V c, int lanes, double* delta) {
-  const Index gid = Index(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int lane = static_cast<int>(gid % lanes);
-  const Index stride_rows = Index(gridDim.x) * blockDim.x / lanes;
-  const Index warp_first = (gid - threadIdx.x % 32) / lanes;
-  double change = 0;
-  for (Index i = gid / lanes, w0 = warp_first; w0 < m; i += stride_rows, w0 += stride_rows) {
-    V acc = V(0);
-    if (i < m)
-      for (Index p = ro[i] + lane; p < ro[i + 1]; p += lanes) acc += pv[p] * x[ci[p]];
-    for (int off = lanes / 2; off > 0; off /= 2) acc += __shfl_down_sync(0xffffffffu, acc, off, lanes);
-    if (lane == 0 && i < m) {
-      const V y = acc + c;
-      xn[i] = y;
-      change += fabs(static_cast<double>(y) - static_cast<double>(x[i]));
-    }
-  }
-  for (int off = 16; off > 0; off /= 2) change += __shfl_down_sync(0xffffffffu, change, off);
-  __shared__ double warp_sums[PageRankStepPolicy::threads / 32];
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = change;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    double v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0;
-    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-    if (threadIdx.x == 0) atomicAdd(delta, v);
   }
 }
 
@@ -264,42 +221,5 @@ void mxv_push(const MxvArgs& args) {
   });
   *args.t = std::move(r);
 }
-
-namespace {
-
-double pagerank_step(const SparseStorage& P, const void* x, void* x_new, double c) {
-  if (P.type != TypeId::float32 && P.type != TypeId::float64)
-    throw InvalidValue("pagerank step on " + P.device.str() + ": the matrix must hold float or double");
-  const Index m = P.nrows;
-  if (m == 0) return 0;
-  Ctx ctx(P.device);
-  RawBuffer delta = temp<double>(1, ctx.device);
-  GEBLAS_CUDA_CHECK(cudaMemsetAsync(delta.data(), 0, sizeof(double), ctx.stream));
-  const double mean = static_cast<double>(P.nvals) / static_cast<double>(m);
-  int lanes = 1;
-  while (lanes < PageRankStepPolicy::max_lanes && lanes < mean) lanes *= 2;
-  int sms = 0;
-  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device.ordinal()));
-  unsigned grid = blocks_for(m * lanes, PageRankStepPolicy::threads);
-  const unsigned cap = static_cast<unsigned>(std::max(1, sms) * PageRankStepPolicy::blocks_per_sm);
-  if (grid > cap) grid = cap;
-  visit_type(P.type, [&]<class V>() {
-    if constexpr (std::is_floating_point_v<V>) {
-      pagerank_step_kernel<V><<<grid, PageRankStepPolicy::threads, 0, ctx.stream>>>(
-          m, P.row_offsets.as<Index>(), P.col_indices.as<ColIndex>(), P.values.as<V>(), static_cast<const V*>(x),
-          static_cast<V*>(x_new), static_cast<V>(c), lanes, delta.as<double>());
-      GEBLAS_CUDA_CHECK_LAUNCH();
-    }
-  });
-  double host = 0;
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&host, delta.data(), sizeof(double), cudaMemcpyDeviceToHost, ctx.stream));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
-  return host;
-}
-
-// Offers the fused step to src/algorithms/pagerank.cpp when the library is loaded.
-[[maybe_unused]] const bool pagerank_step_offered = (algo::detail::cuda_pagerank_step() = pagerank_step, true);
-
-}  // namespace
 
 }  // namespace geblas::detail::cuda::ops

@@ -15,6 +15,8 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
 void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s);
 void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s);
 
+void row_stats(RowStats& s, const SparseStorage& A);
+
 // layout and transposes
 void transpose_sparse(SparseStorage& T, const SparseStorage& A);
 void transpose_dense(DenseStorage& T, const DenseStorage& A);

@@ -58,8 +58,7 @@ void exclusive_scan(Index* data, Index n, cudaStream_t s) {
 
 Index read_index(const Index* p, cudaStream_t s) {
   Index v = 0;
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&v, p, sizeof(Index), cudaMemcpyDeviceToHost, s));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+  read_to_host(&v, p, sizeof(Index), s);
   return v;
 }
 

@@ -95,8 +95,7 @@ void reduce_values_typed(ScalarBytes& result, const void* values, Index count, M
   GEBLAS_CUDA_CHECK(
       cub::DeviceReduce::Reduce(tmp.data(), bytes, in, out.as<V>(), count, MonoidOp<V>{mon}, init, c.stream));
   V host{};
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&host, out.data(), sizeof(V), cudaMemcpyDeviceToHost, c.stream));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  read_to_host(&host, out.data(), sizeof(V), c.stream);
   *static_cast<V*>(result.data()) = host;
 }
 

@@ -175,9 +175,9 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
   const Mask& mask = o.mask;
   const bool dot = mask.kind() == Mask::Kind::sparse && !mask.complemented();
   if (dot) {
-    // B' is kept with B: triangle counting repeats this product on one cached matrix,
-    // and a fresh transpose per call would cost as much as the product.
-    const auto Bt = cached_transpose(B);
+    // B' from B's derived cache: repeated products with the same B (triangle counting
+    // on one graph) transpose it once.
+    const std::shared_ptr<const SparseStorage> Bt = cached_transpose(B);
     visit_type(A.type, [&]<class V>() { masked_dot<V>(T, A, *Bt, *mask.sparse(), mask.structural(), sr, c); });
   } else {
     const MaskView mv = mask_view(mask);

@@ -84,7 +84,9 @@ void* workspace_for(const SparseStorage& A, std::size_t bytes) {
 // the same rules as float; where the pick refuses the problem (the nnz_split family
 // computes 16-bit values only for plus_times, max_times, min_plus on row-major operands
 // with N a multiple of 8), these rules decide: their variants take every 16-bit problem.
-// Fitted on fp32; they await a 16-bit run (bench_spmm --type=float16|bfloat16).
+// Fitted on fp32 and not refit for 16-bit: the H100 16-bit runs of 2026-11-23
+// (bench_spmm --type=float16|bfloat16, docs/notes/spmm-tuning.md) measured the variants
+// but a refit of these rules from them has not been made.
 const SpmmVariant& h200_rules(const SpmmProblem& p, const RowStats& s, const char*& why) {
   using P = DispatchPolicy;
   if (s.max_row > P::long_row) {

@@ -392,7 +392,9 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 // every shape); 4 rounds with slots of at most 8 lanes (`nnz_split_line`: 128-byte column
 // tiles, one line of B per entry and slot, N / 32 tiles for float, so that more rows of
 // B fit in L1), and the same with 16 rounds (`nnz_split_line_long`). The last three fold
-// inside the kernel. None is measured yet, so the dispatcher does not pick them.
+// inside the kernel. All five are timed by bench_spmm --variants=1 and forced by the
+// tests; the dispatcher's rules (which cite the H100 runs they were fitted on) pick
+// nnz_split_fused and nnz_split_long, and no rule picks the other three.
 const SpmmVariant& nnz_split_variant() {
   static const SpmmVariant v{"nnz_split", "equal entries per warp: runs of short rows or pieces of long ones, 4 rounds",
                              can_implement, workspace_bytes<4, 32, false>, run<4, 32, false>};

@@ -43,7 +43,9 @@ struct Tc16Policy {
   static constexpr int max_warps = 4;  // a block covers up to 256 columns of C
   // k-steps whose gathers of B are issued before the first of their mma: 16 loads of 16
   // bytes per lane on the vector path (the bytes in flight of the TF32 vector path), 64
-  // scalar loads on the scalar path. Not measured yet (first H100 run pending).
+  // scalar loads on the scalar path. Chosen by analogy with the TF32 kernel and kept
+  // after the H100 runs 4 and 5 (docs/PERFORMANCE.md, "Hybrid tensor-core SpMM"), which
+  // timed this kernel but did not sweep these two depths.
   static constexpr int kg_vector = 4;
   static constexpr int kg_scalar = 2;
 };

@@ -214,8 +214,7 @@ WindowPlan build_plan(const SparseStorage& A) {
                                                                       p.window_cols.as<int>(), p.local_cols.as<int>());
     GEBLAS_CUDA_CHECK_LAUNCH();
     int total = 0;
-    GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&total, incl.as<int>() + (n - 1), sizeof(int), cudaMemcpyDeviceToHost, s));
-    GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+    read_to_host(&total, incl.as<int>() + (n - 1), sizeof(int), s);
     p.distinct_columns = total;
   }
   GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -264,9 +263,7 @@ WindowRoute build_route(const SparseStorage& A, const WindowPlan& plan, double t
     GEBLAS_CUDA_CHECK_LAUNCH();
   }
   RouteCounts total{};
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&total, pos.as<RouteCounts>() + windows, sizeof(RouteCounts),
-                                    cudaMemcpyDeviceToHost, s));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+  read_to_host(&total, pos.as<RouteCounts>() + windows, sizeof(RouteCounts), s);
   r.tc_items = total.tc_items;
   r.cc_items = total.cc_items;
   r.zero_rows = total.zero_rows;
