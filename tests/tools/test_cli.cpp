@@ -4,6 +4,7 @@
 // Also the argument parser on its own (the library the fuzzer drives).
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -516,4 +517,36 @@ TEST_CASE("set_num_threads / get_num_threads", "[tool][threads]") {
   geblas::set_num_threads(0);
   CHECK(geblas::get_num_threads() == before);
   CHECK_THROWS_AS(geblas::set_num_threads(-1), geblas::InvalidValue);
+}
+
+TEST_CASE("the progress line is throttled, erased before the report, and off without a terminal", "[tool][progress]") {
+  // A path of 3000 vertices: sssp needs 3000 rounds, each a redraw without throttling.
+  const auto path = scratch() / "path.txt";
+  {
+    std::ofstream f(path);
+    for (int i = 0; i + 1 < 3000; ++i) f << i << ' ' << i + 1 << '\n';
+  }
+  const std::string args = "sssp " + path.string() + " --device cpu --threads 1";
+  Run r = tool(args);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find('\r') == std::string::npos);  // stderr is a file: no bar
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("skipped the terminal part: util-linux 'script' is not installed");
+    return;
+  }
+  // Under script(1) stderr is a pseudo-terminal; its transcript holds every byte drawn.
+  const auto log = scratch() / "tty.log";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string cmd = "script -qec '" + std::string(GEBLAS_TOOL_PATH) + " " + args + "' " + log.string() + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string tty = slurp(log);
+  std::size_t redraws = 0;
+  for (std::size_t p = tty.find("sssp: round"); p != std::string::npos; p = tty.find("sssp: round", p + 1)) ++redraws;
+  INFO("redraws " << redraws << " in " << seconds << " s");
+  CHECK(redraws >= 1);
+  CHECK(static_cast<double>(redraws) <= 10 * seconds + 2);
+  const auto report = tty.find("sssp: 1 source(s)");
+  REQUIRE(report != std::string::npos);
+  CHECK(tty.compare(report - 4, 4, "\r\033[K") == 0);  // the bar's line erased first
 }
