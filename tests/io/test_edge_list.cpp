@@ -157,7 +157,7 @@ TEST_CASE("formats are told by content, then name; unknown content names every f
   }
   // read_graph picks the reader: the same graph from each format.
   io::write_matrix_market(dir.file("h.mtx.gz"), A);
-  for (const std::string p : {dir.file("f.dat"), dir.file("h.mtx.gz"), dir.write("i.dat", "0 1 1\n1 1 0\n")}) {
+  for (const std::string& p : std::vector<std::string>{dir.file("f.dat"), dir.file("h.mtx.gz"), dir.write("i.dat", "0 1 1\n1 1 0\n")}) {
     INFO(p);
     io::ReadOptions o;
     o.drop_zeros = true;
