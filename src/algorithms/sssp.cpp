@@ -64,21 +64,25 @@ void check_source(Index v, Index n) {
                            " is outside the graph's vertices [0, " + std::to_string(n) + ")");
 }
 
-// The sum of |w| (NaN when a weight is NaN), from which the mean weight comes.
+// Throws for a NaN weight, and for a negative one unless allowed; returns the sum of
+// the weights (of |w| when negatives are allowed), from which the mean weight comes.
+// Two reductions over A's values on its device and no copy of A: with weights >= 0 the
+// plain sum is the sum of |w|, and NaN exactly when a weight is NaN.
 template <class T>
 double check_weights(const SparseMatrix<T>& A, const SsspOptions& o) {
   if (A.nvals() == 0) return 0;
-  SparseMatrix<T> magnitude(A.nrows(), A.ncols(), A.device());
-  apply(magnitude, A, unop::abs<T>{});
-  const double total = static_cast<double>(reduce(magnitude, monoid::plus<T>{}));
-  if (std::isnan(total))
-    throw InvalidValue("geblas::algo::sssp: the graph has a NaN edge weight");
-  if (!o.allow_negative) {
-    const T lowest = reduce(A, monoid::min<T>{});
-    if (lowest < T{0})
-      throw InvalidValue("geblas::algo::sssp: the graph has a negative edge weight (" + std::to_string(lowest) +
-                         "); set allow_negative to run Bellman-Ford with negative-cycle detection");
+  const T lowest = reduce(A, monoid::min<T>{});
+  if (!o.allow_negative && lowest < T{0})
+    throw InvalidValue("geblas::algo::sssp: the graph has a negative edge weight (" + std::to_string(lowest) +
+                       "); set allow_negative to run Bellman-Ford with negative-cycle detection");
+  double total = static_cast<double>(reduce(A, monoid::plus<T>{}));
+  if (std::isnan(total) && lowest < T{0}) {
+    // +inf and -inf together also sum to NaN: decide on the magnitudes.
+    SparseMatrix<T> magnitude(A.nrows(), A.ncols(), A.device());
+    apply(magnitude, A, unop::abs<T>{});
+    total = static_cast<double>(reduce(magnitude, monoid::plus<T>{}));
   }
+  if (std::isnan(total)) throw InvalidValue("geblas::algo::sssp: the graph has a NaN edge weight");
   return total;
 }
 

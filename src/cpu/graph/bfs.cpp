@@ -144,9 +144,12 @@ void bfs(BfsRun& run) {
   bool pulling = run.direction == 2;
   for (V depth = 1; !frontier.empty(); ++depth) {
     if (run.direction == 0) {
-      if (!pulling && frontier_edges * TraversalPolicy::push_to_pull > unexplored_edges) pulling = true;
-      else if (pulling && static_cast<double>(frontier.size()) * TraversalPolicy::pull_to_push < static_cast<double>(n))
-        pulling = false;
+      // Pull also needs a frontier of at least n/beta vertices (the condition for staying
+      // in pull): a pull level visits every vertex, and at the end of a road graph's BFS
+      // m_u is tiny, so the edge rule alone would flip push/pull every level there.
+      const bool large = static_cast<double>(frontier.size()) * TraversalPolicy::pull_to_push >= static_cast<double>(n);
+      if (!pulling && large && frontier_edges * TraversalPolicy::push_to_pull > unexplored_edges) pulling = true;
+      else if (pulling && !large) pulling = false;
     }
     next.clear();
     if (pulling) {

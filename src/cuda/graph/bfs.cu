@@ -151,10 +151,14 @@ __device__ void decide(const BfsArgs& a) {
   volatile BfsState* s = a.st;
   if (a.forced == 1) s->pulling = 0;
   else if (a.forced == 2) s->pulling = 1;
-  else if (!s->pulling && static_cast<double>(s->frontier_edges) * push_to_pull > static_cast<double>(s->unexplored_edges))
-    s->pulling = 1;
-  else if (s->pulling && static_cast<double>(s->frontier_size) * pull_to_push < static_cast<double>(a.n))
-    s->pulling = 0;
+  else {
+    // Pull also needs a frontier of at least n/beta vertices (the rule for staying in
+    // pull): a pull step visits every vertex, and at the end of a road graph's BFS m_u
+    // is tiny, so the edge rule alone would flip the direction every level there.
+    const bool large = static_cast<double>(s->frontier_size) * pull_to_push >= static_cast<double>(a.n);
+    s->pulling = large && (s->pulling || static_cast<double>(s->frontier_edges) * push_to_pull >
+                                             static_cast<double>(s->unexplored_edges));
+  }
   s->on_grid = s->pulling || s->frontier_size > Policy::small_vertices ||
                s->frontier_edges > static_cast<unsigned long long>(Policy::small_edges);
 }
