@@ -672,7 +672,7 @@ void bench_tc(Runner& run, GraphCase& gc, Reference& ref) {
   try {
     const HostCsr L = bench::degree_oriented(gc.g);
     const auto Ld = SparseMatrix<double>::from_csr(L.n, L.n, L.ro, L.ci, std::vector<double>(L.ci.size(), 1.0)).to(run.config().device);
-    SparseMatrix<double> C;
+    SparseMatrix<double> C(L.n, L.n, run.config().device);
     auto masked = [&] { mxm(C, Ld, Ld, semiring::plus_pair<double>{}, {.mask = Mask::structure(Ld)}); };
     masked();
     const auto total = static_cast<std::int64_t>(reduce(C, monoid::plus<double>{}));
