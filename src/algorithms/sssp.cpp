@@ -26,6 +26,7 @@
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
 #include "geblas/operations/ewise.hpp"
+#include "geblas/operations/transpose.hpp"
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/mxv.hpp"
 #include "geblas/operations/reduce.hpp"
@@ -164,14 +165,17 @@ MultiSsspResult<T> multi(const SparseMatrix<T>& A, const std::vector<Index>& sou
   check_weights(A, o);
   const Device dev = A.device();
   // D0 (0 at (sources[j], j), +inf elsewhere) built on the device: a +inf fill, then
-  // 0 written through the structure of S, the n x k sparse matrix of those k entries
-  // (the only upload).
+  // 0 written through the structure of S, the n x k sparse matrix of those k entries.
+  // S is uploaded as its k x n transpose (k + 1 row offsets, not n + 1) and transposed
+  // on the device.
   MultiSsspResult<T> res;
   {
     std::vector<Index> cols(static_cast<std::size_t>(k));
     for (Index j = 0; j < k; ++j) cols[static_cast<std::size_t>(j)] = j;
     const std::vector<T> zeros(static_cast<std::size_t>(k), T{0});
-    const auto S = SparseMatrix<T>::from_tuples(n, k, sources, cols, zeros, {}, dev);
+    const auto St = SparseMatrix<T>::from_tuples(k, n, cols, sources, zeros, {}, dev);
+    SparseMatrix<T> S(n, k, dev);
+    transpose(S, St);
     DenseMatrix<T> D(n, k, dev);  // zeroed on the device
     apply(D, D, binop::second<T>{}, unreachable<T>());
     apply(D, D, binop::second<T>{}, T{0}, {.mask = Mask::structure(S)});

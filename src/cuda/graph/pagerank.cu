@@ -36,14 +36,17 @@ namespace {
 using ops::Ctx;
 using ops::temp;
 
-// Not tuned by measurement yet (first GPU run pending): 256 threads and 8 blocks per SM
-// fill an sm_90 SM; a row is "long" when its group would loop more than 64 times, the
-// point where one row starts to outlast a block's share of an average graph; 2048-entry
-// chunks give each of a block's 256 threads 8 entries.
+// 256 threads fill an sm_90 SM at 8 blocks; the short-row grid is capped at 32 blocks
+// per SM (4 waves), not 8: with 8, R-MAT scale 20 (1M rows) left every group 62 rows to
+// walk one after the other, 4.6x one cuSPARSE SpMV per iteration (H100, 2026-11-25
+// 15:25), and the blocks' partial changes are summed by a whole block, so more blocks
+// cost little. A row is "long" when its group would loop more than 64 times, the point
+// where one row starts to outlast a block's share of an average graph; 2048-entry chunks
+// give each of a block's 256 threads 8 entries. Neither is swept yet.
 struct PageRankPolicy {
   static constexpr int threads = 256;
   static constexpr int max_lanes = 32;
-  static constexpr int blocks_per_sm = 8;
+  static constexpr int blocks_per_sm = 32;
   static constexpr Index long_row_passes = 64;
   static constexpr Index chunk = 2048;
 };
