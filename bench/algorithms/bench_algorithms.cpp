@@ -226,7 +226,7 @@ class Reference {
       if (cu_) {
         c2c_ = cu_->csr2csc(5).ms;
       } else {
-        SparseMatrix<float> At;
+        SparseMatrix<float> At(gc_.g.n, gc_.g.n, c_.device);
         c2c_ = geblas_ms([&] { transpose(At, gc_.A); });
       }
     }
@@ -298,10 +298,14 @@ class Runner {
     synchronize(c_.device);
     return (now_s() - t0) * 1e3;
   }
-  // Median of `repeat` calls (the caller has already made one: caches are warm).
+  // Median of `repeat` calls (the caller has already made one: caches are warm). Fewer
+  // when another call would overrun the budget (at least one).
   double warm_ms(const std::function<void()>& f, int repeat = -1) const {
     std::vector<double> t;
-    for (int r = 0; r < (repeat > 0 ? repeat : c_.repeat); ++r) t.push_back(once_ms(f));
+    for (int r = 0; r < (repeat > 0 ? repeat : c_.repeat); ++r) {
+      t.push_back(once_ms(f));
+      if (now_s() - start_ + t.back() * 1e-3 > c_.budget_s) break;
+    }
     return median(t);
   }
   // Host <-> device bytes of one call (what crossed PCIe; issue 11 wants only scalars).
@@ -672,7 +676,7 @@ void bench_tc(Runner& run, GraphCase& gc, Reference& ref) {
   try {
     const HostCsr L = bench::degree_oriented(gc.g);
     const auto Ld = SparseMatrix<double>::from_csr(L.n, L.n, L.ro, L.ci, std::vector<double>(L.ci.size(), 1.0)).to(run.config().device);
-    SparseMatrix<double> C;
+    SparseMatrix<double> C(L.n, L.n, run.config().device);
     auto masked = [&] { mxm(C, Ld, Ld, semiring::plus_pair<double>{}, {.mask = Mask::structure(Ld)}); };
     masked();
     const auto total = static_cast<std::int64_t>(reduce(C, monoid::plus<double>{}));
@@ -886,9 +890,12 @@ int main(int argc, char** argv) {
     const bool cusparse = c.device.is_cuda() && bench::cusparse_available();
     std::printf("# bench_algorithms on %s; k = %lld sources / seed sets, %lld features, %d timed repeats (median), budget %.0f s\n",
                 c.device.str().c_str(), static_cast<long long>(c.k), static_cast<long long>(c.features), c.repeat, c.budget_s);
-    std::printf("# reference products: %s (SpMV: best of ALG_DEFAULT and CSR_ALG2; SpMM: best of ALG_DEFAULT, CSR_ALG2, CSR_ALG3,\n"
-                "#   ALG3 preprocessing untimed; csr2csc: cusparseCsr2cscEx2), all on the pattern of A (values 1)\n",
-                cusparse ? "cuSPARSE" : ("geblas's own plus_times mxm / transpose on " + c.device.str()).c_str());
+    if (cusparse)
+      std::printf("# reference products: cuSPARSE (SpMV: best of ALG_DEFAULT and CSR_ALG2; SpMM: best of ALG_DEFAULT, CSR_ALG2,\n"
+                  "#   CSR_ALG3, ALG3 preprocessing untimed; csr2csc: cusparseCsr2cscEx2), on the pattern of A (values 1)\n");
+    else
+      std::printf("# reference products: geblas's own plus_times mxm and transpose on %s, on the pattern of A (values 1)\n",
+                  c.device.str().c_str());
     std::printf("# times: 'warm' = median of calls on a matrix whose derived cache is filled; 'cold' = the first call on a\n"
                 "#   fresh device copy of A (empty cache: every set-up included). Roots: the first vertices with out-degree\n"
                 "#   > 0 of splitmix64(seed << 32 | a) mod n, a = 0, 1, ... (seed %llu); single runs use the first.\n"
@@ -931,10 +938,16 @@ int main(int argc, char** argv) {
       if (run.budget_spent("graph " + name)) continue;
       std::string file = name;
       if (!std::filesystem::exists(file)) file = (dir / (name + ".mtx.gz")).string();
-      const auto A = io::read_matrix_market<float>(file);
-      if (c.graphs == "all" && A.nvals() < c.min_nnz) continue;
       std::string short_name = std::filesystem::path(name).filename().string();
       if (short_name.ends_with(".mtx.gz")) short_name.resize(short_name.size() - 7);
+      SparseMatrix<float> A;
+      try {
+        A = io::read_matrix_market<float>(file);
+      } catch (const std::exception& e) {
+        report.row("graph", {{"graph", short_name}, {"error", e.what()}});
+        continue;
+      }
+      if (c.graphs == "all" && A.nvals() < c.min_nnz) continue;
       std::printf("# %s: %lld vertices, %lld entries (%.0f s elapsed)\n", short_name.c_str(), static_cast<long long>(A.nrows()),
                   static_cast<long long>(A.nvals()), run.elapsed());
       std::fflush(stdout);
