@@ -190,6 +190,8 @@ std::vector<float> sampled_rows(const float* C, Index m, Index n, Index ld) {
   const Index stride = sample_stride(m, n);
   const Index count = (m + stride - 1) / stride;
   std::vector<float> out(static_cast<std::size_t>(count * n));
+  // geblas computes on its own stream, which need not order with the legacy one
+  CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CUDA(cudaMemcpy2D(out.data(), static_cast<std::size_t>(n) * sizeof(float), C,
                           static_cast<std::size_t>(stride * ld) * sizeof(float), static_cast<std::size_t>(n) * sizeof(float),
                           static_cast<std::size_t>(count), cudaMemcpyDeviceToHost));
@@ -599,10 +601,19 @@ int main(int argc, char** argv) {
                                      : DenseMatrix<float>(0, 0);
       DenseMatrix<float> B = host_b ? Bh.to(gpu) : DenseMatrix<float>(k, n, gpu);
       if (!host_b) {
+        // one block up, then doubling device-to-device copies; ordered after geblas's
+        // stream (B's allocation) and before it (the products read B)
         const std::vector<float> block = DenseMatrix<float>::random(1, Index{1} << 22, Device::cpu(), 7 + static_cast<std::uint64_t>(n)).to_row_major();
         const std::size_t total = static_cast<std::size_t>(B.ld()) * static_cast<std::size_t>(k);
-        for (std::size_t at = 0; at < total; at += block.size())
-          CHECK_CUDA(cudaMemcpy(B.data() + at, block.data(), std::min(block.size(), total - at) * sizeof(float), cudaMemcpyHostToDevice));
+        const std::size_t first = std::min(block.size(), total);
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(B.data(), block.data(), first * sizeof(float), cudaMemcpyHostToDevice));
+        for (std::size_t filled = first; filled < total;) {
+          const std::size_t count = std::min(filled, total - filled);
+          CHECK_CUDA(cudaMemcpy(B.data() + filled, B.data(), count * sizeof(float), cudaMemcpyDeviceToDevice));
+          filled += count;
+        }
+        CHECK_CUDA(cudaDeviceSynchronize());
       }
       auto host_B = [&]() -> const DenseMatrix<float>& {
         if (Bh.nrows() != k) Bh = B.to(Device::cpu());
