@@ -97,7 +97,8 @@ std::shared_ptr<const SparseStorage> damped_transition_transposed(const SparseMa
     const auto At = geblas::detail::cached_transpose(A.storage());
     SparseStorage P;
     geblas::detail::required(geblas::detail::backend_for(A.device()).graph->scale_sparse, "pagerank transition",
-                             A.device())(P, *At, type_id<T>, nullptr, scale.values.data(), !o.weighted);
+                             A.device())(P, *At, type_id<T>, nullptr, scale.values.data(), !o.weighted,
+                             /*unit_diagonal=*/false);
     return P;
   });
 }
