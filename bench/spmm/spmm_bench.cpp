@@ -1,18 +1,29 @@
 // bench_spmm: times geblas's CUDA SpMM (the dispatcher and every registered variant)
 // against cusparseSpMM (CSR, row-major B and C, fp32; ALG_DEFAULT, CSR_ALG1/2/3) on the
 // same device buffers in one process, on the shared graphs and on seeded R-MAT and
-// uniform graphs. Each timing is the median of >= 20 timed samples after warm-up, taken
-// with CUDA events on geblas's own stream; a sample times a batch of back-to-back calls
-// (enough for ~0.3 ms) and reports the time per call, so tiny graphs measure each
-// library's fixed per-call cost too. Every result is checked (plus_times against
-// cuSPARSE's default algorithm, or the CPU when cuSPARSE refuses; max_times and min_plus
-// against geblas on the CPU). Prints CSV, then the summary PERFORMANCE.md quotes.
+// uniform graphs (bench/common/graphs.hpp, shared with bench_algorithms). Each timing is
+// the median of >= 20 timed samples after warm-up, taken with CUDA events on geblas's
+// own stream; a sample times a batch of back-to-back calls (enough for ~0.3 ms) and
+// reports the time per call, so tiny graphs measure each library's fixed per-call cost
+// too. Beside it, "geblas:auto-single" times the public mxm one call per sample (host
+// wall clock from the call to the end of a stream synchronisation: what a user sees).
+// Every result is checked (plus_times against cuSPARSE's default algorithm, or the CPU
+// when cuSPARSE refuses; max_times and min_plus against geblas on the CPU); outputs over
+// 5e7 entries are checked on 65536 sampled rows. Prints CSV, then the summary
+// PERFORMANCE.md quotes, the memory-floor table and the per-call host overhead.
+//
+// Memory floor of a case (column floor_ms): (bytes of A as geblas stores it + the B rows
+// read + C written) / the device's copy bandwidth, measured once per run (1 GiB D2D
+// cudaMemcpy, read + write counted). B rows read: every distinct column's row once when
+// B fits in L2, else one row per entry of A (a gather from HBM per entry: the floor of an
+// SpMM without reuse, which is what a uniform random graph allows).
 // --type=float16|bfloat16 times the 16-bit path instead (bench_16bit below: geblas and
 // cuSPARSE on 16-bit matrices with fp32 compute, and geblas fp32 for the ratio).
 //
 //   bench_spmm [--graphs=all|none|a,b] [--synthetic=uniform:ROWS:NNZ,rmat:SCALE:EF,...]
 //              [--n=32,64,128,256,512] [--reps=20] [--min-nnz=0] [--variants=1]
-//              [--semirings=1] [--csv=FILE] [--type=float32|float16|bfloat16]
+//              [--semirings=1] [--single=1] [--overhead=1] [--budget-s=0 (none)]
+//              [--csv=FILE] [--type=float32|float16|bfloat16]
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -31,7 +42,9 @@
 #include <vector>
 
 #include "geblas/detail/spmm_variants.hpp"
+#include "cusparse_ref.hpp"
 #include "geblas/geblas.hpp"
+#include "graphs.hpp"
 
 #define CHECK_CUDA(x)                                                                       \
   do {                                                                                      \
@@ -48,23 +61,21 @@ namespace {
 
 struct Args {
   std::string graphs = "all";
-  std::string synthetic = "uniform:1000000:16000000,rmat:20:16,uniform:100000:1000000,rmat:16:8";
+  // rmat:22:16 last, so that the others keep the seeds they have always had
+  std::string synthetic = "uniform:1000000:16000000,rmat:20:16,uniform:100000:1000000,rmat:16:8,rmat:22:16";
   std::vector<Index> ns = {32, 64, 128, 256, 512};
   int reps = 20;
   Index min_nnz = 0;
   bool variants = true;
   bool semirings = true;
+  bool single = true;    // the geblas:auto-single column
+  bool overhead = true;  // the per-call host overhead section
+  double budget_s = 0;   // > 0: no new (graph, N) case starts after this many seconds
   std::string csv;
   std::string type = "float32";  // float16 / bfloat16: the 16-bit path (bench_16bit)
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string x; std::getline(in, x, sep);)
-    if (!x.empty()) out.push_back(x);
-  return out;
-}
+using bench::split;
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -81,6 +92,9 @@ Args parse(int argc, char** argv) {
     else if (auto v = val("min-nnz")) a.min_nnz = std::stoll(v);
     else if (auto v = val("variants")) a.variants = std::atoi(v) != 0;
     else if (auto v = val("semirings")) a.semirings = std::atoi(v) != 0;
+    else if (auto v = val("single")) a.single = std::atoi(v) != 0;
+    else if (auto v = val("overhead")) a.overhead = std::atoi(v) != 0;
+    else if (auto v = val("budget-s")) a.budget_s = std::atof(v);
     else if (auto v = val("csv")) a.csv = v;
     else if (auto v = val("type")) a.type = v;
     else { std::fprintf(stderr, "unknown argument %s (see the file header)\n", argv[i]); std::exit(2); }
@@ -98,63 +112,15 @@ struct Graph {
   SparseMatrix<float> host;
 };
 
-// Uniform: every row gets nnz/rows distinct random columns.
+// The generators live in bench/common/graphs.cpp (same random streams as before).
 Graph uniform_graph(Index rows, Index nnz, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const Index per = std::max<Index>(1, nnz / rows);
-  std::vector<Index> ro(static_cast<std::size_t>(rows + 1), 0);
-  std::vector<ColIndex> ci;
-  ci.reserve(static_cast<std::size_t>(rows * per));
-  std::vector<ColIndex> row;
-  for (Index i = 0; i < rows; ++i) {
-    row.clear();
-    while (static_cast<Index>(row.size()) < per) {
-      row.push_back(static_cast<ColIndex>(rng() % static_cast<std::uint64_t>(rows)));
-      if (static_cast<Index>(row.size()) == per) {
-        std::sort(row.begin(), row.end());
-        row.erase(std::unique(row.begin(), row.end()), row.end());
-      }
-    }
-    ci.insert(ci.end(), row.begin(), row.end());
-    ro[static_cast<std::size_t>(i + 1)] = static_cast<Index>(ci.size());
-  }
-  std::vector<float> v(ci.size(), 1.0f);
-  return {"uniform-" + std::to_string(rows) + "-" + std::to_string(ci.size()), false,
-          SparseMatrix<float>::from_csr(rows, rows, ro, ci, v)};
+  SparseMatrix<float> A = bench::uniform_csr(rows, nnz, seed);
+  return {"uniform-" + std::to_string(rows) + "-" + std::to_string(A.nvals()), false, std::move(A)};
 }
 
-// R-MAT (a, b, c) = (0.57, 0.19, 0.19), 2^scale vertices, edge_factor * 2^scale edges
-// before duplicates are merged.
 Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  const Index n = Index{1} << scale;
-  const Index edges = n * edge_factor;
-  std::vector<std::uint64_t> keys(static_cast<std::size_t>(edges));
-  for (auto& key : keys) {
-    std::uint64_t r = 0, c = 0;
-    for (int b = 0; b < scale; ++b) {
-      const double x = u(rng);
-      const int q = x < 0.57 ? 0 : x < 0.76 ? 1 : x < 0.95 ? 2 : 3;
-      r = (r << 1) | static_cast<std::uint64_t>(q >> 1);
-      c = (c << 1) | static_cast<std::uint64_t>(q & 1);
-    }
-    key = (r << 32) | c;
-  }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  std::vector<Index> ro(static_cast<std::size_t>(n + 1), 0);
-  std::vector<ColIndex> ci(keys.size());
-  for (std::size_t e = 0; e < keys.size(); ++e) {
-    ro[static_cast<std::size_t>((keys[e] >> 32) + 1)]++;
-    ci[e] = static_cast<ColIndex>(keys[e] & 0xffffffffu);
-  }
-  for (Index i = 0; i < n; ++i) ro[static_cast<std::size_t>(i + 1)] += ro[static_cast<std::size_t>(i)];
-  std::vector<float> v(ci.size(), 1.0f);
-  return {"rmat-" + std::to_string(scale) + "-" + std::to_string(edge_factor), false,
-          SparseMatrix<float>::from_csr(n, n, ro, ci, v)};
+  return {"rmat-" + std::to_string(scale) + "-" + std::to_string(edge_factor), false, bench::rmat_csr(scale, edge_factor, seed)};
 }
-
 
 // Median milliseconds per call of `call`, queued on `stream`.
 double time_ms(const std::function<void()>& call, cudaStream_t stream, int reps) {
@@ -212,7 +178,47 @@ struct Row {
   std::string chosen;  // the dispatcher's pick for geblas:auto
   double ms;  // < 0: refused / not run
   double err;
+  double floor_ms = -1;  // the case's memory floor (float32 path), see the file header
 };
+
+// Rows of C (row-major, leading dimension ld) copied to the host: every row when C has at
+// most 5e7 entries, else 65536 rows at a fixed stride (one cudaMemcpy2D), so that the
+// largest generated cases are checked without copying gigabytes per variant.
+Index sample_stride(Index m, Index n) { return m * n <= Index{50000000} ? 1 : std::max<Index>(1, m / 65536); }
+
+std::vector<float> sampled_rows(const float* C, Index m, Index n, Index ld) {
+  const Index stride = sample_stride(m, n);
+  const Index count = (m + stride - 1) / stride;
+  std::vector<float> out(static_cast<std::size_t>(count * n));
+  CHECK_CUDA(cudaMemcpy2D(out.data(), static_cast<std::size_t>(n) * sizeof(float), C,
+                          static_cast<std::size_t>(stride * ld) * sizeof(float), static_cast<std::size_t>(n) * sizeof(float),
+                          static_cast<std::size_t>(count), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+// The same rows of a full row-major host result.
+std::vector<float> sampled_rows(const std::vector<float>& full, Index m, Index n) {
+  const Index stride = sample_stride(m, n);
+  std::vector<float> out;
+  for (Index i = 0; i < m; i += stride) out.insert(out.end(), full.begin() + i * n, full.begin() + (i + 1) * n);
+  return out;
+}
+
+// Median wall milliseconds of one call followed by a stream synchronisation, each sample
+// one call with the GPU idle before it: the latency a user of the public mxm sees.
+double single_call_ms(const std::function<void()>& call, cudaStream_t stream, int reps) {
+  for (int w = 0; w < 3; ++w) call();
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
 
 const char* alg_name(cusparseSpMMAlg_t a) {
   switch (a) {
@@ -431,6 +437,54 @@ int bench_16bit(const Args& args, std::vector<Graph>& graphs, cusparseHandle_t h
   return 0;
 }
 
+// Per-call host overhead of the public mxm (validation, dispatch, launch; issue 12's
+// target is <= 3 us) on a tiny generated graph and the smallest loaded one:
+//   host, GPU idle: the time the call takes on the host, the stream synchronised before
+//     it (so no queue back-pressure) and after it (median of 2000);
+//   back-to-back: 2000 calls queued without synchronising, wall time / 2000: the rate a
+//     loop of calls reaches (host-bound when it exceeds the kernel time);
+//   GPU per call: CUDA events around batches (time_ms), the device's side.
+// A call that synchronises inside shows up as host time near the GPU time.
+void host_overhead(const Args& args, const std::vector<Graph>& graphs, cudaStream_t stream) {
+  const Device gpu = Device::cuda(0);
+  std::vector<Graph> small;
+  small.push_back(rmat_graph(8, 8, 7));
+  small.back().name = "rmat-8-8 (tiny)";
+  const Graph* smallest = nullptr;
+  for (const auto& g : graphs)
+    if (!smallest || g.host.nvals() < smallest->host.nvals()) smallest = &g;
+  std::printf("\n## per-call host overhead of the public mxm (target <= 3 us)\n");
+  std::printf("| graph | nnz | N | variant | host us, GPU idle (median / p90) | back-to-back us per call | GPU us per call (events) |\n|---|---|---|---|---|---|---|\n");
+  auto run = [&](const Graph& g) {
+    const SparseMatrix<float> A = g.host.to(gpu);
+    for (Index n : {args.ns.front(), args.ns.back()}) {
+      const DenseMatrix<float> B = DenseMatrix<float>::random(A.ncols(), n, gpu, 3);
+      DenseMatrix<float> C(A.nrows(), n, gpu);
+      auto call = [&] { mxm(C, A, B, semiring::plus_times<float>{}); };
+      for (int w = 0; w < 20; ++w) call();
+      CHECK_CUDA(cudaStreamSynchronize(stream));
+      std::vector<double> host;
+      for (int r = 0; r < 2000; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        call();
+        host.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+      }
+      std::sort(host.begin(), host.end());
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < 2000; ++r) call();
+      CHECK_CUDA(cudaStreamSynchronize(stream));
+      const double b2b = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 2000;
+      const double gpu_us = time_ms(call, stream, args.reps) * 1e3;
+      std::printf("| %s | %lld | %lld | %s | %.2f / %.2f | %.2f | %.2f |\n", g.name.c_str(), static_cast<long long>(A.nvals()),
+                  static_cast<long long>(n), last_dispatch().variant.c_str(), host[host.size() / 2], host[host.size() * 9 / 10],
+                  b2b, gpu_us);
+    }
+  };
+  run(small.front());
+  if (smallest) run(*smallest);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -443,7 +497,10 @@ int main(int argc, char** argv) {
   auto stream = static_cast<cudaStream_t>(detail::cuda_stream_handle(0));
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# device: %s, %d SMs; reps=%d (median)\n", prop.name, prop.multiProcessorCount, args.reps);
+  std::printf("# device: %s, %d SMs, L2 %d MB; reps=%d (median)\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20, args.reps);
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
   cusparseHandle_t handle;
   if (cusparseCreate(&handle) != CUSPARSE_STATUS_SUCCESS) { std::fprintf(stderr, "cusparseCreate failed\n"); return 2; }
   cusparseSetStream(handle, stream);
@@ -486,17 +543,19 @@ int main(int argc, char** argv) {
     return rc;
   }
 
+  const double copy_gbs = bench::device_copy_bandwidth_gbs();
+  std::printf("# device copy bandwidth (1 GiB D2D cudaMemcpy, read + write): %.0f GB/s; floor_ms uses it\n", copy_gbs);
   const std::vector<std::string> variants = detail::cuda_spmm_variant_names();
   std::vector<Row> rows;
   std::FILE* csv = args.csv.empty() ? nullptr : std::fopen(args.csv.c_str(), "w");
-  const char* header = "graph,shared,rows,nnz,N,impl,chosen,ms_per_call,max_rel_err\n";
+  const char* header = "graph,shared,rows,nnz,N,impl,chosen,ms_per_call,max_rel_err,floor_ms\n";
   std::printf("%s", header);
   if (csv) std::fputs(header, csv);
   auto emit = [&](const Row& r) {
     char line[512];
-    std::snprintf(line, sizeof line, "%s,%d,%lld,%lld,%lld,%s,%s,%.5f,%.2e\n", r.graph.c_str(), r.shared ? 1 : 0,
+    std::snprintf(line, sizeof line, "%s,%d,%lld,%lld,%lld,%s,%s,%.5f,%.2e,%.5f\n", r.graph.c_str(), r.shared ? 1 : 0,
                   static_cast<long long>(r.rows), static_cast<long long>(r.nnz), static_cast<long long>(r.n),
-                  r.impl.c_str(), r.chosen.c_str(), r.ms, r.err);
+                  r.impl.c_str(), r.chosen.c_str(), r.ms, r.err, r.floor_ms);
     std::fputs(line, stdout);
     std::fflush(stdout);
     if (csv) {
@@ -519,11 +578,44 @@ int main(int argc, char** argv) {
     std::int32_t* d_ro32 = nullptr;
     CHECK_CUDA(cudaMalloc(&d_ro32, ro32.size() * sizeof(std::int32_t)));
     CHECK_CUDA(cudaMemcpy(d_ro32, ro32.data(), ro32.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    Index distinct_cols = 0;
+    {
+      std::vector<char> seen(static_cast<std::size_t>(k), 0);
+      for (Index e = 0; e < nnz; ++e) seen[static_cast<std::size_t>(g.host.col_indices_data()[e])] = 1;
+      for (char x : seen) distinct_cols += x;
+    }
     for (Index n : args.ns) {
-      const DenseMatrix<float> Bh = DenseMatrix<float>::random(k, n, Device::cpu(), 7 + static_cast<std::uint64_t>(n));
-      const DenseMatrix<float> B = Bh.to(gpu);
+      if (args.budget_s > 0 && elapsed_s() > args.budget_s) {
+        std::printf("# SKIPPED (budget of %.0f s spent): %s N=%lld\n", args.budget_s, g.name.c_str(), static_cast<long long>(n));
+        continue;
+      }
+      // B on the host only where a CPU product needs it; a large B is tiled on the device
+      // from one random block (generating gigabytes on the host would take most of a
+      // device call; the values do not change the timing, and every check compares
+      // products of the same B).
+      const bool host_b = k * n <= Index{50000000} || (n == args.ns.front() && nnz <= 3000000) ||
+                          (args.semirings && nnz * n <= Index{500000000});
+      DenseMatrix<float> Bh = host_b ? DenseMatrix<float>::random(k, n, Device::cpu(), 7 + static_cast<std::uint64_t>(n))
+                                     : DenseMatrix<float>(0, 0);
+      DenseMatrix<float> B = host_b ? Bh.to(gpu) : DenseMatrix<float>(k, n, gpu);
+      if (!host_b) {
+        const std::vector<float> block = DenseMatrix<float>::random(1, Index{1} << 22, Device::cpu(), 7 + static_cast<std::uint64_t>(n)).to_row_major();
+        const std::size_t total = static_cast<std::size_t>(B.ld()) * static_cast<std::size_t>(k);
+        for (std::size_t at = 0; at < total; at += block.size())
+          CHECK_CUDA(cudaMemcpy(B.data() + at, block.data(), std::min(block.size(), total - at) * sizeof(float), cudaMemcpyHostToDevice));
+      }
+      auto host_B = [&]() -> const DenseMatrix<float>& {
+        if (Bh.nrows() != k) Bh = B.to(Device::cpu());
+        return Bh;
+      };
       DenseMatrix<float> C(m, n, gpu);
-      Row base{g.name, g.shared, m, nnz, n, "", "", -1, 0};
+      const auto c_rows = [&] { return sampled_rows(C.data(), m, n, C.ld()); };
+      // bytes of A (int64 offsets, int32 columns, fp32 values) + B rows read + C written
+      const double b_bytes = static_cast<double>(n) * 4 *
+                             (static_cast<double>(k) * n * 4 <= prop.l2CacheSize ? static_cast<double>(distinct_cols)
+                                                                                 : static_cast<double>(nnz));
+      const double floor_ms = ((m + 1) * 8.0 + nnz * 8.0 + b_bytes + static_cast<double>(m) * n * 4) / (copy_gbs * 1e9) * 1e3;
+      Row base{g.name, g.shared, m, nnz, n, "", "", -1, 0, floor_ms};
 
       // cuSPARSE
       cusparseSpMatDescr_t matA;
@@ -558,15 +650,15 @@ int main(int argc, char** argv) {
           continue;
         }
         CHECK_CUDA(cudaStreamSynchronize(stream));
-        std::vector<float> got = C.to_row_major();
+        std::vector<float> got = c_rows();
         if (reference.empty()) {
           // cuSPARSE's default result is the reference when it runs; it is itself checked
           // against geblas on the CPU on the first N of graphs up to 3M entries.
           reference = got;
           if (n == args.ns.front() && nnz <= 3000000) {
             DenseMatrix<float> Ch(m, n);
-            mxm(Ch, g.host, Bh, semiring::plus_times<float>{});
-            r.err = max_rel_diff(got, Ch.to_row_major());
+            mxm(Ch, g.host, host_B(), semiring::plus_times<float>{});
+            r.err = max_rel_diff(got, sampled_rows(Ch.to_row_major(), m, n));
             if (r.err > 1e-5) std::printf("# WARNING: cuSPARSE differs from the CPU on %s N=%lld: %.2e\n", g.name.c_str(), static_cast<long long>(n), r.err);
           }
         } else {
@@ -585,8 +677,8 @@ int main(int argc, char** argv) {
       cusparseDestroyDnMat(matC);
       if (reference.empty()) {
         DenseMatrix<float> Ch(m, n);
-        mxm(Ch, g.host, Bh, semiring::plus_times<float>{});
-        reference = Ch.to_row_major();
+        mxm(Ch, g.host, host_B(), semiring::plus_times<float>{});
+        reference = sampled_rows(Ch.to_row_major(), m, n);
       }
 
       // geblas: the dispatcher, then each variant
@@ -597,15 +689,24 @@ int main(int argc, char** argv) {
         r.impl = "geblas:" + (v.empty() ? std::string("auto") : v);
         mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v});
         r.chosen = last_dispatch().variant;
-        r.err = max_rel_diff(C.to_row_major(), reference);
+        r.err = max_rel_diff(c_rows(), reference);
         r.ms = time_ms([&] { mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v}); }, stream, args.reps);
         // checked again after the timed calls: state kept between calls (cached plans,
-        // workspaces, arrival counters) must leave every call's result right. Only up to
-        // 5e7 outputs (every shared graph): the copy and host comparison of the large
-        // generated cases would cost seconds per variant of a device call's budget.
-        if (m * n <= Index{50000000}) r.err = std::max(r.err, max_rel_diff(C.to_row_major(), reference));
+        // workspaces, arrival counters) must leave every call's result right (sampled
+        // rows beyond 5e7 outputs, see sampled_rows).
+        r.err = std::max(r.err, max_rel_diff(c_rows(), reference));
         if (r.err > 1e-5) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
         emit(r);
+        if (v.empty() && args.single) {
+          // the public mxm one call per sample, as a user calls it
+          Row s1 = base;
+          s1.impl = "geblas:auto-single";
+          s1.chosen = r.chosen;
+          s1.ms = single_call_ms([&] { mxm(C, A, B, semiring::plus_times<float>{}); }, stream, args.reps);
+          s1.err = max_rel_diff(c_rows(), reference);
+          if (s1.err > 1e-5) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", s1.impl.c_str(), g.name.c_str(), static_cast<long long>(n), s1.err);
+          emit(s1);
+        }
       }
       if (args.semirings) {
         for (const std::string s : {"max_times", "min_plus"}) {
@@ -619,9 +720,9 @@ int main(int argc, char** argv) {
           r.chosen = last_dispatch().variant;
           if (nnz * n <= Index{500000000}) {
             DenseMatrix<float> Ch(m, n);
-            if (s == "max_times") mxm(Ch, g.host, Bh, semiring::max_times<float>{});
-            else mxm(Ch, g.host, Bh, semiring::min_plus<float>{});
-            r.err = max_rel_diff(C.to_row_major(), Ch.to_row_major());
+            if (s == "max_times") mxm(Ch, g.host, host_B(), semiring::max_times<float>{});
+            else mxm(Ch, g.host, host_B(), semiring::min_plus<float>{});
+            r.err = max_rel_diff(c_rows(), sampled_rows(Ch.to_row_major(), m, n));
             if (r.err > 1e-6) std::printf("# WRONG RESULT: %s %s N=%lld err %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
           } else {
             r.err = -1;  // not checked: CPU reference too slow for this size
@@ -637,7 +738,7 @@ int main(int argc, char** argv) {
 
   // --- summary ----------------------------------------------------------------------
   // ratio = cuSPARSE time / geblas time (> 1: geblas faster)
-  struct Case { double auto_ms = -1, def = -1, best = -1, max_times = -1, min_plus = -1, best_variant = -1; std::string best_name; };
+  struct Case { double auto_ms = -1, def = -1, best = -1, max_times = -1, min_plus = -1, best_variant = -1, single = -1, floor = -1; std::string best_name; };
   std::map<std::pair<std::string, Index>, Case> cases;
   std::map<std::string, bool> shared_of;
   std::map<std::string, Index> nnz_of;
@@ -646,7 +747,9 @@ int main(int argc, char** argv) {
     shared_of[r.graph] = r.shared;
     nnz_of[r.graph] = r.nnz;
     if (r.ms < 0) continue;
+    c.floor = r.floor_ms;
     if (r.impl == "geblas:auto") c.auto_ms = r.ms;
+    else if (r.impl == "geblas:auto-single") c.single = r.ms;
     else if (r.impl == "cusparse:default") { c.def = r.ms; c.best = c.best < 0 ? r.ms : std::min(c.best, r.ms); }
     else if (r.impl.rfind("cusparse:", 0) == 0) c.best = c.best < 0 ? r.ms : std::min(c.best, r.ms);
     else if (r.impl == "geblas-max_times:auto") c.max_times = r.ms;
@@ -655,12 +758,12 @@ int main(int argc, char** argv) {
   }
   for (int group = 0; group < 2; ++group) {
     std::printf("\n## summary: %s\n", group == 0 ? "shared graphs with >= 100k nonzeros" : "generated graphs (R-MAT, uniform)");
-    std::printf("| N | cases | geomean vs cuSPARSE default | geomean vs best cuSPARSE | worst vs best cuSPARSE (graph) | auto vs best geblas variant (geomean) | max_times / plus_times (geomean, worst) | min_plus / plus_times (geomean, worst) |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+    std::printf("| N | cases | geomean vs cuSPARSE default | geomean vs best cuSPARSE | worst vs best cuSPARSE (graph) | auto vs best geblas variant (geomean) | max_times / plus_times (geomean, worst) | min_plus / plus_times (geomean, worst) | one call per sample: geomean, worst vs best cuSPARSE (graph) |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
     for (Index n : args.ns) {
-      std::vector<double> vd, vb, va, vmax, vmin;
-      double worst = INFINITY, wmax = 0, wmin = 0;
-      std::string worst_g;
+      std::vector<double> vd, vb, va, vmax, vmin, vs;
+      double worst = INFINITY, wmax = 0, wmin = 0, wsingle = INFINITY;
+      std::string worst_g, worst_single_g;
       for (const auto& [key, c] : cases) {
         if (key.second != n || c.auto_ms <= 0) continue;
         const bool shared = shared_of[key.first];
@@ -674,17 +777,29 @@ int main(int argc, char** argv) {
         if (c.best_variant > 0) va.push_back(c.auto_ms / c.best_variant);
         if (c.max_times > 0) { vmax.push_back(c.max_times / c.auto_ms); wmax = std::max(wmax, c.max_times / c.auto_ms); }
         if (c.min_plus > 0) { vmin.push_back(c.min_plus / c.auto_ms); wmin = std::max(wmin, c.min_plus / c.auto_ms); }
+        if (c.single > 0 && c.best > 0) {
+          vs.push_back(c.best / c.single);
+          if (c.best / c.single < wsingle) { wsingle = c.best / c.single; worst_single_g = key.first; }
+        }
       }
-      std::printf("| %lld | %zu | %.2fx | %.2fx | %.2fx (%s) | %.3f | %.3f, %.3f | %.3f, %.3f |\n", static_cast<long long>(n),
-                  vb.size(), geomean(vd), geomean(vb), worst, worst_g.c_str(), geomean(va), geomean(vmax), wmax,
-                  geomean(vmin), wmin);
+      std::printf("| %lld | %zu | %.2fx | %.2fx | %.2fx (%s) | %.3f | %.3f, %.3f | %.3f, %.3f | %.2fx, %.2fx (%s) |\n",
+                  static_cast<long long>(n), vb.size(), geomean(vd), geomean(vb), worst, worst_g.c_str(), geomean(va),
+                  geomean(vmax), wmax, geomean(vmin), wmin, geomean(vs), wsingle, worst_single_g.c_str());
     }
   }
-  std::printf("\n## per case: best geblas variant vs auto's pick (ms)\n");
+  std::printf("\n## memory floor (copy bandwidth %.0f GB/s): time / floor, 1.00 = at the floor; generated graphs and shared graphs >= 1M entries\n", copy_gbs);
+  std::printf("| graph | N | floor ms | geblas auto ms | auto / floor | one call / floor | best cuSPARSE / floor |\n|---|---|---|---|---|---|---|\n");
+  for (const auto& [key, c] : cases)
+    if (c.auto_ms > 0 && c.floor > 0 && (!shared_of[key.first] || nnz_of[key.first] >= 1000000))
+      std::printf("| %s | %lld | %.4f | %.4f | %.2f | %.2f | %.2f |\n", key.first.c_str(), static_cast<long long>(key.second),
+                  c.floor, c.auto_ms, c.auto_ms / c.floor, c.single > 0 ? c.single / c.floor : NAN, c.best > 0 ? c.best / c.floor : NAN);
+  std::printf("\n## per case: best geblas variant vs auto's pick (ms); one call per sample; floor\n");
   for (const auto& [key, c] : cases)
     if (c.auto_ms > 0)
-      std::printf("%s N=%lld: auto %.4f, best variant %s %.4f, best cuSPARSE %.4f\n", key.first.c_str(),
-                  static_cast<long long>(key.second), c.auto_ms, c.best_name.c_str(), c.best_variant, c.best);
+      std::printf("%s N=%lld: auto %.4f, best variant %s %.4f, best cuSPARSE %.4f, one call %.4f, floor %.4f (auto/floor %.2f)\n",
+                  key.first.c_str(), static_cast<long long>(key.second), c.auto_ms, c.best_name.c_str(), c.best_variant,
+                  c.best, c.single, c.floor, c.auto_ms / c.floor);
+  if (args.overhead) host_overhead(args, graphs, stream);
   std::printf("\n# cusparseSpMMOp (custom semirings in cuSPARSE) is not timed: it compiles a kernel per plan with\n"
               "# nvJitLink (seconds per case), which does not fit a device call; max_times / min_plus are compared\n"
               "# with geblas's own plus_times instead.\n");

@@ -67,6 +67,8 @@ struct SsspRun {
   const SparseStorage* A = nullptr;  // float or double weights, A(i, j) = weight of i -> j
   std::int64_t source = 0;
   void* distances = nullptr;         // out: n values of A's type; +inf where unreachable
+  double delta = 1;                  // bucket width (> 0): a frontier takes the vertices whose
+                                     // distance is below the threshold, which moves in steps of delta
   // host results
   int rounds = 0;             // relaxation rounds (frontier expansions) run
   double edges_relaxed = 0;   // entries of A scanned

@@ -210,14 +210,20 @@ __global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArg
       else
         for (Index p = b + threadIdx.x; p < e; p += blockDim.x) part += static_cast<double>(a.xs[a.ci[p]]);
       part = block_sum(part, shared);
+      const Index first = a.chunk_first[k], pieces = a.chunk_first[k + 1] - first;
       if (threadIdx.x == 0) {
         a.chunk_partials[c] = part;
         __threadfence();
-        const unsigned pieces = static_cast<unsigned>(a.chunk_first[k + 1] - a.chunk_first[k]);
-        last = atomicAdd(&a.arrivals[k], 1u) == pieces - 1;
-        if (last) {
-          double total = 0;
-          for (Index q = a.chunk_first[k]; q < a.chunk_first[k + 1]; ++q) total += __ldcg(&a.chunk_partials[q]);
+        last = atomicAdd(&a.arrivals[k], 1u) == static_cast<unsigned>(pieces - 1);
+      }
+      __syncthreads();
+      if (last) {
+        // The row's partials, read by the whole block (a serial loop of dependent L2
+        // reads cost microseconds per hundred partials); same order every time.
+        double total = 0;
+        for (Index q = threadIdx.x; q < pieces; q += blockDim.x) total += __ldcg(&a.chunk_partials[first + q]);
+        total = block_sum(total, shared);
+        if (threadIdx.x == 0) {
           a.arrivals[k] = 0;
           finish_row(a, row, static_cast<V>(total), change);
         }
@@ -225,15 +231,22 @@ __global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArg
       __syncthreads();
     }
   }
-  // The iteration's L1 change: block sums in block order, by the last block to finish.
+  // The iteration's L1 change: the last block to finish adds the blocks' sums, all its
+  // threads reading (one thread reading a thousand partials one after the other cost
+  // more than the iteration: the H100 run of 2026-11-25 14:59 took 50-77 us per
+  // iteration on graphs whose SpMV takes 20-30 us), in the same order every time.
   const double mine = block_sum(change, shared);
   if (threadIdx.x == 0) {
     a.block_changes[blockIdx.x] = mine;
     __threadfence();
     last = atomicAdd(&a.control->blocks_done, 1u) == gridDim.x - 1;
-    if (last) {
-      double delta = 0;
-      for (unsigned bi = 0; bi < gridDim.x; ++bi) delta += __ldcg(&a.block_changes[bi]);
+  }
+  __syncthreads();
+  if (last) {
+    double part = 0;
+    for (unsigned bi = threadIdx.x; bi < gridDim.x; bi += blockDim.x) part += __ldcg(&a.block_changes[bi]);
+    const double delta = block_sum(part, shared);
+    if (threadIdx.x == 0) {
       *a.delta_out = delta;
       a.control->blocks_done = 0;
       if (delta < a.tolerance) a.control->stop = 1;
