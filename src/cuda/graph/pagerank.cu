@@ -258,6 +258,15 @@ __global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArg
 }
 
 template <class V>
+__global__ void initialise_slot(Index m, const V* start, V uniform, const V* scale, V* x, V* xs) {
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+    const V v = start ? start[i] : uniform;
+    x[i] = v;
+    xs[i] = v * scale[i];
+  }
+}
+
+template <class V>
 PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
   const SparseStorage& At = *a.At;
   const std::shared_ptr<const HubPlan> plan = hub_plan(At);
@@ -274,6 +283,12 @@ PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
       static_cast<unsigned>(std::min<Index>(plan->chunks, Index(std::max(sms, 1)) * PageRankPolicy::blocks_per_sm));
   const unsigned grid = short_blocks + chunk_blocks;
 
+  if (a.initialise && m > 0) {
+    initialise_slot<V><<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+        m, static_cast<const V*>(a.start), static_cast<V>(a.start_uniform), static_cast<const V*>(a.scale),
+        static_cast<V*>(a.x[current]), static_cast<V*>(a.xs[current]));
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
   RawBuffer deltas = temp<double>(count, c.device);
   RawBuffer control = temp<Control>(1, c.device);
   RawBuffer block_changes = temp<double>(grid, c.device);
