@@ -47,8 +47,15 @@ void check_single_on(const SparseMatrix<T>& A, const oracle::Graph& g, Index s, 
   if (r.depth > 0) CHECK(r.edges_examined > 0);
 }
 
+// Automatic runs twice: on a fresh matrix (on the host: push only, A' not built) and
+// after a forced pull has cached A' (push/pull switching on every device).
 void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
-  check_single_on(algotest::to_matrix<float>(g), g, s, dir, what);
+  const auto A = algotest::to_matrix<float>(g);
+  check_single_on(A, g, s, dir, what);
+  if (dir == algo::BfsDirection::automatic) {
+    (void)algo::bfs(A, s, {.direction = algo::BfsDirection::pull});
+    check_single_on(A, g, s, dir, what + " with A' cached");
+  }
 }
 
 void check_multi(const oracle::Graph& g, const std::vector<Index>& sources, const std::string& what,
