@@ -172,3 +172,11 @@ TEST_CASE("bfs on the road graph luxembourg_osm", "[algo][bfs][data]") {
   const auto r = algo::bfs(algotest::to_matrix<float>(g), 0);
   CHECK(r.edges_examined <= 1.01 * static_cast<double>(g.edges.size()));
 }
+
+TEST_CASE("bfs on a graph large enough for the parallel levels", "[algo][bfs]") {
+  // 140,000 vertices and about 600k entries: the hub levels read more than 2^17 edges and
+  // a pull level visits more than 2^17 vertices, so the host runs them with OpenMP.
+  const auto g = algotest::hub_graph(140000, 300000, 44, true);
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    check_single(g, 0, dir, "large hubs");
+}
