@@ -4,6 +4,8 @@
 // frontier and the push/pull choice on the device, so a road graph's thousand levels
 // cost no host round trip each.
 //
+// On the host an automatic BFS pulls only when A' is already cached (see in_edges).
+//
 // One source: the backend writes a dense level and parent array (-1 where unreached)
 // and select() keeps the reached entries. Many sources: one traversal per source into
 // the columns of column-major n x k results. A traversal reads each edge O(1) times,
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -44,6 +47,23 @@ BfsEntry bfs_entry(Device dev) {
   return geblas::detail::required(b.graph ? b.graph->bfs : nullptr, "bfs", dev);
 }
 
+// A' for the pull steps, cached with A. On the host, building A' (a scatter over every
+// entry) costs more than pulling can save in one traversal (push reads each entry at
+// most once), so an automatic BFS pulls there only when A' is already cached (a forced
+// pull, PageRank or vxm on A built it); a GPU builds A' in a few SpMV times and always
+// gets it. A null A' means push only.
+std::shared_ptr<const geblas::detail::SparseStorage> in_edges(const geblas::detail::SparseStorage& A,
+                                                               BfsDirection direction) {
+  if (A.device.is_cpu() && direction == BfsDirection::automatic) {
+    geblas::detail::DerivedCache* cache = A.derived.get();
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    const auto it = cache->entries.find("transpose");  // cached_transpose's key
+    if (it == cache->entries.end()) return nullptr;
+    return std::static_pointer_cast<const geblas::detail::SparseStorage>(it->second);
+  }
+  return geblas::detail::cached_transpose(A);
+}
+
 int direction_code(BfsDirection d) {
   switch (d) {
     case BfsDirection::push: return 1;
@@ -59,8 +79,7 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   check_source(source, n);
   const Device dev = A.device;
   const auto run_bfs = bfs_entry(dev);
-  // A' serves the pull steps; cached with A, so a second BFS on A pays nothing.
-  const auto At = geblas::detail::cached_transpose(A);
+  const auto At = in_edges(A, o.direction);
   geblas::detail::VectorStorage levels = geblas::detail::make_dense_vector(n, TypeId::int64, dev);
   geblas::detail::VectorStorage parents = geblas::detail::make_dense_vector(n, TypeId::int64, dev);
   geblas::detail::BfsRun run;
@@ -92,7 +111,7 @@ MultiBfsResult multi(const geblas::detail::SparseStorage& A, const std::vector<I
   for (Index s : sources) check_source(s, n);
   const Device dev = A.device;
   const auto run_bfs = bfs_entry(dev);
-  const auto At = geblas::detail::cached_transpose(A);
+  const auto At = in_edges(A, o.direction);
   // Column-major, so that column c is one contiguous array the traversal writes.
   geblas::detail::DenseStorage levels = geblas::detail::make_dense(n, k, Layout::col_major, TypeId::int64, dev);
   geblas::detail::DenseStorage parents = geblas::detail::make_dense(n, k, Layout::col_major, TypeId::int64, dev);

@@ -47,8 +47,15 @@ void check_single_on(const SparseMatrix<T>& A, const oracle::Graph& g, Index s, 
   if (r.depth > 0) CHECK(r.edges_examined > 0);
 }
 
+// Automatic runs twice: on a fresh matrix (on the host: push only, A' not built) and
+// after a forced pull has cached A' (push/pull switching on every device).
 void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
-  check_single_on(algotest::to_matrix<float>(g), g, s, dir, what);
+  const auto A = algotest::to_matrix<float>(g);
+  check_single_on(A, g, s, dir, what);
+  if (dir == algo::BfsDirection::automatic) {
+    (void)algo::bfs(A, s, {.direction = algo::BfsDirection::pull});
+    check_single_on(A, g, s, dir, what + " with A' cached");
+  }
 }
 
 void check_multi(const oracle::Graph& g, const std::vector<Index>& sources, const std::string& what,
@@ -164,4 +171,12 @@ TEST_CASE("bfs on the road graph luxembourg_osm", "[algo][bfs][data]") {
   // Direction optimisation on a road graph stays push: each edge read about once.
   const auto r = algo::bfs(algotest::to_matrix<float>(g), 0);
   CHECK(r.edges_examined <= 1.01 * static_cast<double>(g.edges.size()));
+}
+
+TEST_CASE("bfs on a graph large enough for the parallel levels", "[algo][bfs]") {
+  // 140,000 vertices and about 600k entries: the hub levels read more than 2^17 edges and
+  // a pull level visits more than 2^17 vertices, so the host runs them with OpenMP.
+  const auto g = algotest::hub_graph(140000, 300000, 44, true);
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    check_single(g, 0, dir, "large hubs");
 }

@@ -198,3 +198,14 @@ TEST_CASE("sssp rejects NaN weights on every path", "[algo][sssp][errors]") {
   const auto F = algotest::to_matrix<float>(g);
   CHECK_THROWS_AS(algo::sssp(F, 2), InvalidValue);  // even where the NaN edge is unreachable
 }
+
+TEST_CASE("sssp on a graph large enough for the parallel rounds", "[algo][sssp]") {
+  // About 600k entries: rounds around the hubs relax more than 2^17 edges, which the host
+  // runs with OpenMP (atomic minimum on the distances).
+  const auto g = algotest::hub_graph(140000, 300000, 54, true, 1, 100, false);
+  const auto A = algotest::to_matrix<double>(g);
+  for (Index s : {Index{0}, Index{70000}}) {
+    const auto r = algo::sssp(A, s);
+    check_distances(r.distances.to_std_vector(), oracle::dijkstra(g, s), "large hubs source " + std::to_string(s));
+  }
+}

@@ -4,7 +4,9 @@
 // previous level) while it is large. Every vertex gets the smallest in-neighbour of the
 // previous level as parent in both directions: push takes the minimum over all frontier
 // in-neighbours, pull stops at the first hit of a sorted in-list. A level with few
-// frontier edges runs on the calling thread, a large one with OpenMP.
+// frontier edges runs on the calling thread, a large one with OpenMP. Without A' (the
+// algorithm layer passes none when building it would cost more than pulling saves)
+// every level pushes.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -12,7 +14,6 @@
 
 #include "cpu/graph/graph.hpp"
 #include "cpu/graph/traversal_policy.hpp"
-#include "cpu/parallel.hpp"
 
 namespace geblas::detail::cpu::graph {
 namespace {
@@ -122,7 +123,9 @@ double pull_level(Csr At, Index n, std::vector<V>& next, V* level, V* parent, V 
 
 void bfs(BfsRun& run) {
   const Index n = run.A->nrows;
-  const Csr A = view(run.A), At = view(run.At);
+  // Without A' (see BfsRun) the traversal pushes only, and m_u is not needed.
+  const bool can_pull = run.At != nullptr;
+  const Csr A = view(run.A), At = can_pull ? view(run.At) : Csr{nullptr, nullptr};
   V* level = run.levels;
   V* parent = run.parents;
   std::fill(level, level + n, V{-1});
@@ -139,11 +142,12 @@ void bfs(BfsRun& run) {
   std::vector<V> frontier{run.source}, next;
   // Beamer's counters: edges out of the frontier (m_f) and edges into unvisited
   // vertices (m_u, every in-edge of a vertex not yet reached).
-  double unexplored_edges = static_cast<double>(run.A->nvals) - static_cast<double>(At.ro[run.source + 1] - At.ro[run.source]);
+  double unexplored_edges =
+      can_pull ? static_cast<double>(run.A->nvals) - static_cast<double>(At.ro[run.source + 1] - At.ro[run.source]) : 0;
   double frontier_edges = static_cast<double>(A.ro[run.source + 1] - A.ro[run.source]);
   bool pulling = run.direction == 2;
   for (V depth = 1; !frontier.empty(); ++depth) {
-    if (run.direction == 0) {
+    if (run.direction == 0 && can_pull) {
       // Pull also needs a frontier of at least n/beta vertices (the condition for staying
       // in pull): a pull level visits every vertex, and at the end of a road graph's BFS
       // m_u is tiny, so the edge rule alone would flip push/pull every level there.
@@ -153,7 +157,8 @@ void bfs(BfsRun& run) {
     }
     next.clear();
     if (pulling) {
-      run.edges_examined += pull_level(At, n, next, level, parent, depth, parallel_rows(n));
+      // A pull level reads at least one entry per vertex: the same work bound as push.
+      run.edges_examined += pull_level(At, n, next, level, parent, depth, n >= TraversalPolicy::parallel_min_edges);
     } else {
       const bool parallel = frontier_edges >= static_cast<double>(TraversalPolicy::parallel_min_edges) &&
                             frontier.size() > 1;
@@ -166,7 +171,7 @@ void bfs(BfsRun& run) {
     frontier_edges = 0;
     for (V v : next) {
       frontier_edges += static_cast<double>(A.ro[v + 1] - A.ro[v]);
-      unexplored_edges -= static_cast<double>(At.ro[v + 1] - At.ro[v]);
+      if (can_pull) unexplored_edges -= static_cast<double>(At.ro[v + 1] - At.ro[v]);
     }
     std::swap(frontier, next);
   }

@@ -13,10 +13,12 @@ struct TraversalPolicy {
   static constexpr double push_to_pull = 14;
   static constexpr double pull_to_push = 24;
   // A push level or SSSP round reading fewer edges than this runs on the calling
-  // thread: a fork/join costs a few microseconds idle and far more on a loaded machine,
-  // about the time to read 10^4 edges. Road graphs (frontiers of a few hundred edges)
-  // then never fork.
-  static constexpr Index parallel_min_edges = Index{1} << 14;
+  // thread. 2^17 edges take about half a millisecond serially; a fork/join costs a few
+  // microseconds on an idle machine but milliseconds on a loaded one (a descheduled
+  // thread holds the barrier: on the shared 2-core build machine at load 10, BFS on
+  // cit-HepPh took 56-73 ms with one thread and 225-317 ms with two at 2^14). Road
+  // graphs (frontiers of a few hundred edges) never fork.
+  static constexpr Index parallel_min_edges = Index{1} << 17;
 };
 
 }  // namespace geblas::detail::cpu::graph
