@@ -64,6 +64,19 @@ std::shared_ptr<const geblas::detail::SparseStorage> in_edges(const geblas::deta
   return geblas::detail::cached_transpose(A);
 }
 
+// n uninitialised vertex ids on `dev` (the traversal writes every entry): make_dense_vector
+// would zero them first, a pass that costs as much as a road graph's whole traversal.
+geblas::detail::VectorStorage vertex_array(Index n, Device dev) {
+  geblas::detail::VectorStorage v;
+  v.size = n;
+  v.nvals = n;
+  v.dense = true;
+  v.type = TypeId::int64;
+  v.device = dev;
+  v.values = geblas::detail::RawBuffer(static_cast<std::size_t>(n) * sizeof(V), dev);
+  return v;
+}
+
 int direction_code(BfsDirection d) {
   switch (d) {
     case BfsDirection::push: return 1;
@@ -80,8 +93,8 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   const Device dev = A.device;
   const auto run_bfs = bfs_entry(dev);
   const auto At = in_edges(A, o.direction);
-  geblas::detail::VectorStorage levels = geblas::detail::make_dense_vector(n, TypeId::int64, dev);
-  geblas::detail::VectorStorage parents = geblas::detail::make_dense_vector(n, TypeId::int64, dev);
+  geblas::detail::VectorStorage levels = vertex_array(n, dev);
+  geblas::detail::VectorStorage parents = vertex_array(n, dev);
   geblas::detail::BfsRun run;
   run.A = &A;
   run.At = At.get();
