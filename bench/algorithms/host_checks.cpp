@@ -144,8 +144,9 @@ HostCsr degree_oriented(const HostCsr& g) {
   return L;
 }
 
-std::int64_t triangles(const HostCsr& g) {
-  const HostCsr L = degree_oriented(g);
+std::int64_t triangles(const HostCsr& g) { return triangles_oriented(degree_oriented(g)); }
+
+std::int64_t triangles_oriented(const HostCsr& L) {
   std::int64_t count = 0;
   for (Index a = 0; a < L.n; ++a)
     for (Index e = L.ro[static_cast<std::size_t>(a)]; e < L.ro[static_cast<std::size_t>(a + 1)]; ++e) {
