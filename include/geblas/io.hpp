@@ -5,19 +5,78 @@
 // file and line; an unreadable file raises IoError.
 #pragma once
 
+#include <cstddef>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "geblas/dense_matrix.hpp"
 #include "geblas/sparse_matrix.hpp"
 
 namespace geblas::io {
 
+// A file written safely: the bytes go to a temporary file in the target's folder, which
+// replaces the target (atomic rename, after flush and fsync) only when commit()
+// succeeds. Destroyed without commit() (an exception, a failed write), the temporary
+// file is removed and the target is left as it was. The path "-" writes to standard
+// output (commit() flushes it and reports any error). Every failure is an IoError
+// naming the path. The library's writers below all go through it.
+class GEBLAS_API OutputFile {
+ public:
+  // Creates the temporary file now, so that an unwritable or missing folder fails here,
+  // before any work. Throws IoError (folder missing or not writable, path is a folder).
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  // Throws IoError on a failed write (the temporary file is removed).
+  void write(const void* data, std::size_t n);
+  // For fprintf-style writing; errors are caught by commit().
+  std::FILE* stream() { return file_; }
+  // Flush, check for errors, fsync, rename over the target. Throws IoError.
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string name() const;
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::string path_, temp_path_;
+  std::FILE* file_ = nullptr;
+};
+
+// True when both paths name the same file (std::filesystem::equivalent when both exist,
+// else the same normalised path). "-" is never the same as anything.
+GEBLAS_API bool same_file(const std::string& a, const std::string& b);
+
+// Checks, before any work is done, that `output` can be written: it is not one of the
+// `inputs` (InvalidValue), not a folder, and its folder exists and takes new files
+// (IoError). "-" (standard output) always passes.
+GEBLAS_API void check_output_path(const std::string& output, const std::vector<std::string>& inputs = {});
+
 struct ReadOptions {
-  // Entries given twice: an error by default; or combined with a built-in operator.
+  // Entries given twice: an error by default (naming both lines); or combined with a
+  // built-in operator in file order, e.g. binop::plus<T>{}, binop::max, binop::min,
+  // binop::first (keep the first), binop::second (keep the last).
   Duplicates duplicates{};
   // Drop stored entries whose value is zero (pattern files have none).
   bool drop_zeros = false;
+  // Largest row or column count accepted from a text file (Matrix Market, edge lists).
+  // CSR row offsets cost 8 bytes per row however few entries there are, so a tiny file
+  // declaring 2e8 rows would take gigabytes; 0 means the automatic limit
+  // max(2^24, 16 x entries), beyond which the read is a ParseError saying so.
+  Index max_dimension = 0;
+  // Edge lists only: the id of the first vertex (0 or 1), and whether each line is an
+  // edge both ways (a self-loop is stored once).
+  int base = 0;
+  bool undirected = false;
 };
+
+// The graph file formats read_graph knows. automatic: by content (the binary magic, a
+// Matrix Market banner), then by name (.mtx, .geb, .csv, .txt/.edges/.el/.tsv/.snap,
+// with .gz stripped), then by the first lines (two or three integer fields: an edge
+// list, comma-separated: CSV).
+enum class Format { automatic, matrix_market, binary, edge_list, csv };
+GEBLAS_API const char* to_string(Format f);
 
 // What a Matrix Market banner and size line say, without reading the entries.
 struct MatrixMarketHeader {
@@ -36,10 +95,44 @@ GEBLAS_API geblas::detail::DenseStorage read_matrix_market_dense(const std::stri
 GEBLAS_API void write_matrix_market(const std::string& path, const geblas::detail::SparseStorage& A);
 GEBLAS_API void write_matrix_market(const std::string& path, const geblas::detail::DenseStorage& A);
 GEBLAS_API geblas::detail::SparseStorage read_binary(const std::string& path, TypeId type);
+GEBLAS_API geblas::detail::SparseStorage read_edge_list(const std::string& path, TypeId type, const ReadOptions& options,
+                                                        char delimiter);
+GEBLAS_API geblas::detail::SparseStorage read_graph(const std::string& path, TypeId type, const ReadOptions& options,
+                                                    Format format);
 GEBLAS_API void write_binary(const std::string& path, const geblas::detail::SparseStorage& A);
 }  // namespace detail
 
 GEBLAS_API MatrixMarketHeader read_matrix_market_header(const std::string& path);
+
+// The format read_graph would pick for `path` (never Format::automatic). Throws
+// ParseError naming every format tried and why each did not fit, IoError if unreadable.
+GEBLAS_API Format detect_format(const std::string& path);
+
+// An edge list: one edge per line, "source target [weight]" separated by blanks
+// (`delimiter` 0, SNAP style) or by commas (`delimiter` ',', CSV: blanks around fields
+// and double quotes around a field are dropped). Lines starting with '#' or '%' and blank
+// lines are skipped; a first line whose first field is not a number is a header and is
+// skipped. Every line has a weight or none (then every value is 1). The matrix is n x n
+// with n the largest id + 1 - options.base. plain or gzip (by content). Errors are
+// ParseError with file, line and reason.
+template <Scalar T>
+SparseMatrix<T> read_edge_list(const std::string& path, const ReadOptions& options = {}, char delimiter = 0,
+                               Device device = Device::cpu()) {
+  SparseMatrix<T> A(detail::read_edge_list(path, type_id<T>, options, delimiter));
+  if (!device.is_cpu()) return A.to(device);
+  return A;
+}
+
+// Any graph file geblas reads, by `format` or detected (detect_format). "-" reads
+// standard input (copied to a temporary file first, so detection loses no byte; errors
+// name it "<stdin>").
+template <Scalar T>
+SparseMatrix<T> read_graph(const std::string& path, const ReadOptions& options = {},
+                           Format format = Format::automatic, Device device = Device::cpu()) {
+  SparseMatrix<T> A(detail::read_graph(path, type_id<T>, options, format));
+  if (!device.is_cpu()) return A.to(device);
+  return A;
+}
 
 // A coordinate or array file as a sparse matrix (symmetric files are mirrored; values
 // are converted to T, with a ParseError for a value T cannot hold, e.g. 2.5 into int32).
@@ -61,7 +154,8 @@ DenseMatrix<T> read_matrix_market_dense(const std::string& path, Device device =
 
 // Writes a general coordinate file (pattern for bool, integer for int32/int64, real for
 // floating point, with enough digits to read back the same value). A path ending in .gz
-// is compressed.
+// is compressed; "-" writes plain text to standard output. Written through OutputFile:
+// a failure leaves any previous file at `path` intact.
 template <Scalar T>
 void write_matrix_market(const std::string& path, const SparseMatrix<T>& A) {
   detail::write_matrix_market(path, A.storage());
@@ -77,6 +171,7 @@ SparseMatrix<T> read_binary(const std::string& path, Device device = Device::cpu
   if (!device.is_cpu()) return A.to(device);
   return A;
 }
+// Written through OutputFile like write_matrix_market ("-" is standard output).
 template <Scalar T>
 void write_binary(const std::string& path, const SparseMatrix<T>& A) {
   detail::write_binary(path, A.storage());

@@ -22,7 +22,7 @@ namespace {
 
 using geblas::detail::SparseStorage;
 
-// The key of the GraphSAGE mean matrix in A's derived cache (tests look it up).
+// The key of the GraphSAGE mean matrix in A's derived cache.
 constexpr const char* sage_mean_key = "algo:sage_mean";
 
 auto scale_entry(Device dev) {

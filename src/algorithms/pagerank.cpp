@@ -31,6 +31,7 @@
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/reduce.hpp"
 #include "geblas/operations/select.hpp"
+#include "geblas/operations/transpose.hpp"
 #include "geblas/semiring.hpp"
 
 namespace geblas::algo {
@@ -108,6 +109,25 @@ Vector<T> filled(Index n, T value, Device dev) {
   return Vector<T>(n, dev).densified(value);
 }
 
+// d / out(j), cached with A per weighting and damping factor.
+template <class T>
+std::shared_ptr<const VectorStorage> damped_scale(const char* name, const SparseMatrix<T>& A, const PageRankOptions& o) {
+  const std::string key = std::string("algo:pagerank:scale:") + (o.weighted ? "w:" : "u:") + std::to_string(o.damping);
+  return geblas::detail::derived<VectorStorage>(A.storage(), key, [&] {
+    const Vector<T> inv_out(VectorStorage(*inverse_out_weights(name, A, o.weighted)));
+    Vector<T> scale = filled<T>(A.nrows(), T(0), A.device());
+    apply(scale, inv_out, binop::times<T>{}, static_cast<T>(o.damping));
+    return scale.storage();
+  });
+}
+
+// A dense vector of n values of T on `dev`, contents unspecified (every entry is written
+// before it is read).
+template <class T>
+VectorStorage dense_buffer(Index n, Device dev) {
+  return geblas::detail::make_dense_vector(n, type_id<T>, dev);
+}
+
 // The k columns of the result as distributions: each divided by its sum.
 template <class T>
 DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X, detail::ColumnSums<T>& column_sums) {
@@ -126,7 +146,10 @@ DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X, detail::ColumnSums<T>&
 }
 
 // One teleport distribution through the backend's fused iterations. `teleport` is the
-// dense distribution v, or null for the uniform one.
+// dense distribution v, or null for the uniform one. Everything a second call on the
+// same A and options can reuse (A', d / out) comes from A's cache; the iterates are
+// plain device buffers that the backend initialises with its first batch, so a call
+// costs a handful of operations besides its iterations.
 template <class T>
 Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T>* teleport, const PageRankOptions& o,
                       int& iterations, bool& converged, double& delta) {
@@ -134,16 +157,9 @@ Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T
   const Device dev = A.device();
   const auto& kernels = *geblas::detail::backend_for(dev).graph;
   const auto At = geblas::detail::cached_transpose(A.storage());
-  const Vector<T> inv_out(VectorStorage(*inverse_out_weights(name, A, o.weighted)));
-  // Every vector here is dense: the fused iterations read and write plain arrays.
-  Vector<T> scale = filled<T>(n, T(0), dev);
-  apply(scale, inv_out, binop::times<T>{}, static_cast<T>(o.damping));
-
-  // x0 = v; xs0 = x0 .* scale; the teleport term (1 - d) v.
-  Vector<T> x[2] = {teleport ? *teleport : filled<T>(n, static_cast<T>(1.0 / static_cast<double>(n)), dev),
-                    filled<T>(n, T(0), dev)};
-  Vector<T> xs[2] = {filled<T>(n, T(0), dev), filled<T>(n, T(0), dev)};
-  ewise_mult(xs[0], x[0], scale, binop::times<T>{});
+  const auto scale = damped_scale(name, A, o);
+  VectorStorage x[2] = {dense_buffer<T>(n, dev), dense_buffer<T>(n, dev)};
+  VectorStorage xs[2] = {dense_buffer<T>(n, dev), dense_buffer<T>(n, dev)};
   Vector<T> tele_term;
   if (teleport) {
     tele_term = filled<T>(n, T(0), dev);
@@ -152,23 +168,28 @@ Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T
   geblas::detail::PageRankIterate args;
   args.At = At.get();
   args.weighted = o.weighted;
-  args.scale = scale.storage().values.data();
+  args.scale = scale->values.data();
   args.teleport = teleport ? tele_term.storage().values.data() : nullptr;
   args.teleport_uniform = (1.0 - o.damping) / static_cast<double>(n);
   for (int s = 0; s < 2; ++s) {
-    args.x[s] = x[s].storage().values.data();
-    args.xs[s] = xs[s].storage().values.data();
+    args.x[s] = x[s].values.data();
+    args.xs[s] = xs[s].values.data();
   }
   args.tolerance = o.tolerance;
-  // Batches grow from 2 to 16 iterations: few host waits on long runs, few wasted
+  // The first batch starts from v: x0 = v, xs0 = v .* scale.
+  args.initialise = true;
+  args.start = teleport ? teleport->storage().values.data() : nullptr;
+  args.start_uniform = 1.0 / static_cast<double>(n);
+  // Batches grow from 4 to 16 iterations: few host waits on long runs, few wasted
   // launches (iterations queued after convergence return at once) on short ones.
-  int current = 0, batch = 2;
+  int current = 0, batch = 4;
   iterations = 0;
   converged = false;
   while (iterations < o.max_iterations && !converged) {
     const int count = std::min(batch, o.max_iterations - iterations);
     const geblas::detail::PageRankBatch b =
         geblas::detail::required(kernels.pagerank_iterate, "pagerank iterations", dev)(args, current, count);
+    args.initialise = false;
     current = b.current;
     for (double d : b.deltas) {
       delta = d;
@@ -179,9 +200,10 @@ Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T
     batch = std::min(batch * 2, 16);
   }
   // The ranks as a distribution.
-  const double sum = static_cast<double>(reduce(x[current], monoid::plus<T>{}));
-  Vector<T> ranks = filled<T>(n, T(0), dev);
-  apply(ranks, x[current], binop::times<T>{}, static_cast<T>(1.0 / sum));
+  const Vector<T> last(std::move(x[current]));
+  const double sum = static_cast<double>(reduce(last, monoid::plus<T>{}));
+  Vector<T> ranks(dense_buffer<T>(n, dev));
+  apply(ranks, last, binop::times<T>{}, static_cast<T>(1.0 / sum));
   return ranks;
 }
 
@@ -192,10 +214,7 @@ PersonalizedPageRankResult<T> iterate_many(const char* name, const SparseMatrix<
                                            const PageRankOptions& o) {
   const Index n = A.nrows(), k = E.ncols();
   const Device dev = A.device();
-  const Vector<T> inv_out(VectorStorage(*inverse_out_weights(name, A, o.weighted)));
-  Vector<T> scale = filled<T>(n, T(0), dev);
-  apply(scale, inv_out, binop::times<T>{}, static_cast<T>(o.damping));
-  const SparseMatrix<T> PT(SparseStorage(*damped_transition_transposed(A, scale.storage(), o)));
+  const SparseMatrix<T> PT(SparseStorage(*damped_transition_transposed(A, *damped_scale(name, A, o), o)));
   // (1 - d) I_k: E times it adds (1 - d) v to every column.
   std::vector<T> scaled(static_cast<std::size_t>(k * k), T{0}), identity(static_cast<std::size_t>(k * k), T{0});
   for (Index j = 0; j < k; ++j) {
@@ -212,17 +231,27 @@ PersonalizedPageRankResult<T> iterate_many(const char* name, const SparseMatrix<
   // every entry, like ewise_add, without the union's bookkeeping.
   DenseMatrix<T> Y(n, k, dev), diff(n, k, dev), absdiff(n, k, dev);
   detail::ColumnSums<T> column_sums(n, k, dev);
+  // The change is measured (three passes and one read back) on iterations 1, 2, 4, then
+  // every 4th and the last: like the single-set batches, the host waits a few times per
+  // run, and a run stops at most 3 iterations after the first that met the tolerance
+  // (closer to the fixed point, never further).
+  int next_check = 1, step = 1;
   for (int it = 1; it <= o.max_iterations; ++it) {
     mxm(Y, PT, X, semiring::plus_times<T>{});
     mxm(Y, E, teleport, semiring::plus_times<T>{}, {.accum = binop::plus<T>{}});
-    ewise_mult(diff, Y, X, binop::minus<T>{});
-    apply(absdiff, diff, unop::abs<T>{});
-    const std::vector<double> change = column_sums(absdiff);
-    res.delta = *std::max_element(change.begin(), change.end());
+    const bool check = it == next_check || it == o.max_iterations;
+    if (check) {
+      ewise_mult(diff, Y, X, binop::minus<T>{});
+      apply(absdiff, diff, unop::abs<T>{});
+      const std::vector<double> change = column_sums(absdiff);
+      res.delta = *std::max_element(change.begin(), change.end());
+      next_check += step;
+      step = std::min(step * 2, 4);
+    }
     std::swap(X, Y);
     res.iterations = it;
-    if (o.on_iteration) o.on_iteration(it, res.delta);
-    if (res.delta < o.tolerance) {
+    if (check && o.on_iteration) o.on_iteration(it, res.delta);
+    if (check && res.delta < o.tolerance) {
       res.converged = true;
       break;
     }
@@ -275,7 +304,11 @@ PersonalizedPageRankResult<T> ppr_impl(const SparseMatrix<T>& A, const std::vect
     res.ranks = detail::vector_as_column(std::move(r));
     return res;
   }
-  const auto E = SparseMatrix<T>::from_tuples(n, k, rows, cols, vals, binop::plus<T>{}, A.device());
+  // E (n x k) as the transpose of its k x n twin: built on the host that one has k + 1
+  // row offsets instead of n + 1, and the transpose runs on A's device.
+  const auto Et = SparseMatrix<T>::from_tuples(k, n, cols, rows, vals, binop::plus<T>{}, A.device());
+  SparseMatrix<T> E(n, k, A.device());
+  transpose(E, Et);
   return iterate_many("personalized_pagerank", A, E, o);
 }
 

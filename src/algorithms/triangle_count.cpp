@@ -34,7 +34,7 @@ namespace {
 using V = VertexId;
 using geblas::detail::SparseStorage;
 
-// The key of the oriented pattern in A's derived cache (tests look it up).
+// The key of the oriented pattern in A's derived cache.
 constexpr const char* oriented_key = "algo:triangle_count:oriented";
 
 template <class T>
@@ -45,10 +45,9 @@ std::int64_t count(const SparseMatrix<T>& A) {
   const auto& be = geblas::detail::backend_for(dev);
   auto scale = geblas::detail::required(be.graph ? be.graph->scale_sparse : nullptr, "scale_sparse", dev);
   auto orient = geblas::detail::required(be.graph ? be.graph->orient_by_degree : nullptr, "orient_by_degree", dev);
-  // Taken before the entry below: its build runs under A's cache lock, which
-  // cached_transpose(A) would need again.
-  const auto At = geblas::detail::cached_transpose(A.storage());
   const auto L = geblas::detail::derived<SparseMatrix<V>>(A.storage(), oriented_key, [&] {
+    // A' from A's cache, where BFS and PageRank find it too.
+    const auto At = geblas::detail::cached_transpose(A.storage());
     auto pattern = [&](const SparseStorage& X) {
       SparseStorage P;
       scale(P, X, type_id<V>, nullptr, nullptr, /*pattern_only=*/true, /*unit_diagonal=*/false);

@@ -27,8 +27,8 @@ using GraphVertex = std::int64_t;
 //   x_next(i)  = teleport(i) + sum_j w(j, i) * xs(j)
 //   xs_next(i) = x_next(i) * scale(i)
 //   delta      = sum_i |x_next(i) - x(i)|
-// where the caller set scale(j) = d / out(j) (0 for a dangling j) and xs = x .* scale
-// for the start. All vectors hold n values of At's type (float or double).
+// where the caller set scale(j) = d / out(j) (0 for a dangling j). All vectors hold n
+// values of At's type (float or double).
 struct PageRankIterate {
   const SparseStorage* At = nullptr;
   bool weighted = false;           // multiply by At's values; otherwise every w is 1
@@ -37,7 +37,12 @@ struct PageRankIterate {
   double teleport_uniform = 0;
   void* x[2] = {};                 // the iterate, ping-pong: x[current] is the latest
   void* xs[2] = {};                // x[slot] .* scale, kept with it
-  double tolerance = 0;            // a batch stops after the first delta below this
+  double tolerance = 0;
+  // When set, the batch first writes the start into slot `current`: x = start (n
+  // values) or, when start is null, every x(i) = start_uniform; and xs = x .* scale.
+  bool initialise = false;
+  const void* start = nullptr;
+  double start_uniform = 0;
 };
 
 struct PageRankBatch {
@@ -67,6 +72,8 @@ struct SsspRun {
   const SparseStorage* A = nullptr;  // float or double weights, A(i, j) = weight of i -> j
   std::int64_t source = 0;
   void* distances = nullptr;         // out: n values of A's type; +inf where unreachable
+  double delta = 1;                  // bucket width (> 0): a frontier takes the vertices whose
+                                     // distance is below the threshold, which moves in steps of delta
   // host results
   int rounds = 0;             // relaxation rounds (frontier expansions) run
   double edges_relaxed = 0;   // entries of A scanned

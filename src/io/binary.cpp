@@ -111,10 +111,11 @@ void write_binary(const std::string& path, const SparseStorage& A) {
   h.nrows = s.nrows;
   h.ncols = s.ncols;
   h.nvals = s.nvals;
-  File f(path, "wb");
+  // Through ByteSink (never compressed): a failed write leaves any previous file intact.
+  ByteSink sink(path, /*gzip_by_name=*/false);
   std::uint32_t crc = static_cast<std::uint32_t>(crc32(0, Z_NULL, 0));
   auto put = [&](const void* p, std::size_t n) {
-    if (n && std::fwrite(p, 1, n, f.get()) != n) throw IoError("error writing '" + path + "': " + std::strerror(errno));
+    sink.write(p, n);
     crc = crc_update(crc, p, n);
   };
   put(&h, sizeof h);
@@ -123,8 +124,7 @@ void write_binary(const std::string& path, const SparseStorage& A) {
   put(s.values.data(), static_cast<std::size_t>(s.nvals) * size_of(s.type));
   const std::uint32_t stored = crc;
   put(&stored, sizeof stored);
-  if (std::fflush(f.get()) != 0) throw IoError("error writing '" + path + "': " + std::strerror(errno));
-  f.close();
+  sink.close();
 }
 
 SparseStorage read_binary(const std::string& path, TypeId type) {

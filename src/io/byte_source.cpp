@@ -132,32 +132,23 @@ struct ByteSink::Gzip {
   }
 };
 
-ByteSink::ByteSink(const std::string& path) : path_(path) {
-  f_ = std::fopen(path.c_str(), "wb");
-  if (!f_) throw IoError("cannot open '" + path + "' for writing: " + errno_text());
-  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+ByteSink::ByteSink(const std::string& path, bool gzip_by_name) : path_(path) {
+  out_ = std::make_unique<OutputFile>(path);
+  if (gzip_by_name && path != "-" && path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
     gz_ = std::make_unique<Gzip>();
     // Level 6 (zlib's default): within a few percent of level 9's size at ~3x the speed.
-    if (deflateInit2(&gz_->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      std::fclose(f_);
-      f_ = nullptr;
+    if (deflateInit2(&gz_->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
       throw IoError("cannot start gzip compression for '" + path + "'");
-    }
     gz_->open = true;
   }
 }
 
-ByteSink::~ByteSink() {
-  gz_.reset();
-  if (f_) std::fclose(f_);
-}
+ByteSink::~ByteSink() = default;  // an uncommitted OutputFile removes its temporary file
 
-void ByteSink::write_raw(const void* data, std::size_t n) {
-  if (n && std::fwrite(data, 1, n, f_) != n) throw IoError("error writing '" + path_ + "': " + errno_text());
-}
+void ByteSink::write_raw(const void* data, std::size_t n) { out_->write(data, n); }
 
 void ByteSink::write(const void* data, std::size_t n) {
-  if (!f_) throw IoError("write to '" + path_ + "' after close");
+  if (!out_) throw IoError("write to '" + path_ + "' after close");
   if (!gz_) return write_raw(data, n);
   z_stream& zs = gz_->zs;
   zs.next_in = static_cast<Bytef*>(const_cast<void*>(data));
@@ -171,7 +162,7 @@ void ByteSink::write(const void* data, std::size_t n) {
 }
 
 void ByteSink::close() {
-  if (!f_) return;
+  if (!out_) return;
   if (gz_) {
     z_stream& zs = gz_->zs;
     zs.next_in = nullptr;
@@ -186,14 +177,8 @@ void ByteSink::close() {
     }
     gz_.reset();
   }
-  std::FILE* f = f_;
-  f_ = nullptr;
-  if (std::fflush(f) != 0 || std::ferror(f)) {
-    const std::string why = errno_text();
-    std::fclose(f);
-    throw IoError("error writing '" + path_ + "': " + why);
-  }
-  if (std::fclose(f) != 0) throw IoError("error closing '" + path_ + "': " + errno_text());
+  out_->commit();
+  out_.reset();
 }
 
 }  // namespace geblas::io::detail

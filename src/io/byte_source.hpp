@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "geblas/io.hpp"
+
 namespace geblas::io::detail {
 
 class ByteSource {
@@ -48,11 +50,13 @@ class ByteSource {
   std::size_t head_len_ = 0, head_pos_ = 0;
 };
 
-// Writing a file, plain or gzip-compressed (for a path ending in ".gz"). Throws IoError
-// naming the path on any failure; close() reports errors that happen at the end.
+// Writing a file, plain or gzip-compressed (for a path ending in ".gz" when `gzip_by_name`),
+// through io::OutputFile: the target is replaced only by close(), after every byte was
+// written and synced; destroyed before close(), the target is untouched. Throws IoError
+// naming the path on any failure. "-" is standard output (never compressed).
 class ByteSink {
  public:
-  explicit ByteSink(const std::string& path);
+  explicit ByteSink(const std::string& path, bool gzip_by_name = true);
   ~ByteSink();
   ByteSink(const ByteSink&) = delete;
   ByteSink& operator=(const ByteSink&) = delete;
@@ -63,7 +67,7 @@ class ByteSink {
   struct Gzip;
   void write_raw(const void* data, std::size_t n);
   std::string path_;
-  std::FILE* f_ = nullptr;
+  std::unique_ptr<OutputFile> out_;
   std::unique_ptr<Gzip> gz_;
 };
 

@@ -12,11 +12,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "geblas/binary_op.hpp"
 #include "geblas/detail/storage.hpp"
+#include "geblas/error.hpp"
 #include "geblas/sparse_matrix.hpp"
 
 namespace geblas::io::detail {
@@ -35,6 +37,29 @@ struct CooChunk {
 };
 template <class T>
 using Coo = std::vector<CooChunk<T>>;
+
+// CSR row offsets cost 8 bytes per row whatever the entries, so a 74-byte file declaring
+// 2e8 rows would cost 1.6 GB (3.2 GB while assembling). A reader refuses dimensions
+// beyond `limit` (0: the automatic limit, max(2^24, 16 x entries): 128 MiB of offsets
+// at least, else 128 bytes per entry, far above any real graph's vertex/edge ratio
+// short of mostly isolated vertices) with a message saying how to raise it.
+struct DimensionPolicy {
+  static constexpr Index kFloor = Index{1} << 24;
+  static constexpr Index kPerEntry = 16;
+};
+inline void check_dimension_limit(const std::string& path, Index nrows, Index ncols, std::size_t entries, Index limit) {
+  const Index automatic = std::max<Index>(DimensionPolicy::kFloor, DimensionPolicy::kPerEntry * static_cast<Index>(entries));
+  const Index allowed = limit > 0 ? limit : automatic;
+  const Index dim = std::max(nrows, ncols);
+  if (dim <= allowed) return;
+  throw ParseError(path, 0,
+                   std::to_string(nrows) + " x " + std::to_string(ncols) + " for " + std::to_string(entries) +
+                       " entries exceeds the dimension limit " + std::to_string(allowed) +
+                       (limit > 0 ? " (ReadOptions::max_dimension)" : " (automatic: max(2^24, 16 x entries))") +
+                       "; the row offsets alone would take " + std::to_string((nrows + 1) * 8 / (1 << 20)) +
+                       " MiB. If the graph really is this sparse, raise ReadOptions::max_dimension "
+                       "(geblas --max-dimension)");
+}
 
 // `on_duplicate(row, col)` is called (and must throw) when (row, col) occurs twice and
 // `dup` names no operator.

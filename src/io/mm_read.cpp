@@ -303,6 +303,9 @@ SparseStorage read_sparse(const std::string& path, const ReadOptions& options) {
   }
   Coo<T> coo;
   read_coordinate<T>(lines, h, coo);
+  std::size_t entries = 0;
+  for (const auto& c : coo) entries += c.rows.size();
+  check_dimension_limit(path, h.nrows, h.ncols, entries, options.max_dimension);
   return assemble_csr<T>(h.nrows, h.ncols, coo, options.duplicates, options.drop_zeros,
                          [&](Index r, Index c) { report_duplicate(path, r, c); });
 }

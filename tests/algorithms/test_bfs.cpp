@@ -1,19 +1,28 @@
 // BFS against a queue BFS: levels of every vertex, and parents checked exactly (the
-// smallest frontier in-neighbour for one source, the largest for many sources, both
-// computed by the oracle from the levels), forced push, forced pull and automatic.
+// smallest in-neighbour one level up, for one source and many, computed by the oracle
+// from the levels), forced push, forced pull and automatic; on random graphs, graphs
+// with hubs and isolated vertices, paths and grids with many levels, duplicate input
+// edges, and the real graphs of the data folder.
 #include <string>
 #include <vector>
 
 #include "algorithms/graphs.hpp"
+#include "algorithms/traversal_graphs.hpp"
 #include "support/catch.hpp"
 
 using namespace geblas;
 
 namespace {
 
-void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
-  const auto A = algotest::to_matrix<float>(g);
-  const auto r = algo::bfs(A, s, {.direction = dir});
+template <class T>
+void check_single_on(const SparseMatrix<T>& A, const oracle::Graph& g, Index s, algo::BfsDirection dir,
+                     const std::string& what) {
+  double reported = 0;
+  int levels_reported = 0;
+  const auto r = algo::bfs(A, s, {.direction = dir, .on_iteration = [&](int level, double reached) {
+                                    levels_reported = level;
+                                    reported += reached;
+                                  }});
   const auto want_level = oracle::bfs_levels(g, s);
   const auto want_parent = oracle::bfs_parents(g, s, want_level, /*smallest=*/true);
   INFO(what << " n=" << g.n << " source=" << s << " direction=" << static_cast<int>(dir));
@@ -32,16 +41,25 @@ void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const
   }
   CHECK(bad == 0);
   CHECK(r.depth == depth);
+  // One callback per level, with the vertices first reached there.
+  CHECK(levels_reported == r.depth);
+  CHECK(reported == static_cast<double>(r.levels.nvals() - 1));
+  if (r.depth > 0) CHECK(r.edges_examined > 0);
 }
 
-void check_multi(const oracle::Graph& g, const std::vector<Index>& sources, const std::string& what) {
-  const auto r = algo::bfs(algotest::to_matrix<double>(g), sources);
+void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
+  check_single_on(algotest::to_matrix<float>(g), g, s, dir, what);
+}
+
+void check_multi(const oracle::Graph& g, const std::vector<Index>& sources, const std::string& what,
+                 algo::BfsDirection dir = algo::BfsDirection::automatic) {
+  const auto r = algo::bfs(algotest::to_matrix<double>(g), sources, {.direction = dir});
   INFO(what << " n=" << g.n << " k=" << sources.size());
   const auto level = r.levels.to_col_major(), parent = r.parents.to_col_major();
   int bad = 0;
   for (std::size_t j = 0; j < sources.size(); ++j) {
     const auto wl = oracle::bfs_levels(g, sources[j]);
-    const auto wp = oracle::bfs_parents(g, sources[j], wl, /*smallest=*/false);
+    const auto wp = oracle::bfs_parents(g, sources[j], wl, /*smallest=*/true);
     for (Index i = 0; i < g.n; ++i) {
       const auto p = static_cast<std::size_t>(j) * static_cast<std::size_t>(g.n) + static_cast<std::size_t>(i);
       if ((level[p] != wl[i] || parent[p] != wp[i]) && bad++ < 5)
@@ -95,4 +113,55 @@ TEST_CASE("bfs on other value types and edge cases", "[algo][bfs][errors]") {
   CHECK_THROWS_AS(algo::bfs(B, std::vector<Index>{1, -2}), IndexOutOfBounds);
   CHECK_THROWS_AS(algo::bfs(B, std::vector<Index>{}), InvalidValue);
   CHECK_THROWS_AS(algo::bfs(SparseMatrix<float>(2, 3, dev), 0), DimensionMismatch);
+}
+
+TEST_CASE("bfs on graphs with hubs, isolated vertices and self-loops", "[algo][bfs]") {
+  // The hubs make the automatic rule switch to pull after a level or two and back.
+  for (bool symmetric : {false, true})
+    for (std::uint64_t seed : {41, 42}) {
+      const auto g = algotest::hub_graph(20000, 120000, seed, symmetric);
+      const std::string what = std::string("hubs ") + (symmetric ? "symmetric" : "directed");
+      for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull}) {
+        check_single(g, 0, dir, what);      // the biggest hub
+        check_single(g, 9000, dir, what);   // a low-degree vertex
+        check_single(g, 19999, dir, what);  // isolated: depth 0
+      }
+      check_multi(g, {0, 9000, 19999, 5, 0}, what);  // a repeated source is its own column
+    }
+}
+
+TEST_CASE("bfs with many levels: paths and grids", "[algo][bfs]") {
+  const auto path = algotest::path_graph(5000, 3);
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    check_single(path, 0, dir, "path");
+  check_single(path, 4999, algo::BfsDirection::automatic, "path from its end");
+  check_multi(path, {0, 2500}, "path", algo::BfsDirection::push);
+  const auto grid = algotest::grid_graph(150, 40, 4);
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    check_single(grid, 0, dir, "grid");
+  check_multi(grid, {0, 3000, 5999}, "grid", algo::BfsDirection::pull);
+}
+
+TEST_CASE("bfs on a matrix built from duplicate tuples", "[algo][bfs]") {
+  const auto g = algotest::hub_graph(3000, 15000, 43, false);
+  const auto t = algotest::with_duplicates(g);
+  const auto A = SparseMatrix<double>::from_tuples(g.n, g.n, t.rows, t.cols, t.values, binop::min<double>{},
+                                                   algotest::device());
+  REQUIRE(A.nvals() == static_cast<Index>(g.edges.size()));
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    check_single_on(A, g, 0, dir, "duplicates");
+}
+
+TEST_CASE("bfs on the road graph luxembourg_osm", "[algo][bfs][data]") {
+  const auto g = algotest::real_graph("luxembourg_osm.mtx.gz");
+  if (g.n < 0) {
+    WARN("skipped: luxembourg_osm.mtx.gz not found under " << geblas::test::data_dir());
+    return;
+  }
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    check_single(g, 0, dir, "luxembourg_osm");
+  check_multi(g, {0, g.n / 2}, "luxembourg_osm");
+  // Direction optimisation on a road graph stays push: each edge read about once.
+  const auto r = algo::bfs(algotest::to_matrix<float>(g), 0);
+  CHECK(r.edges_examined <= 1.01 * static_cast<double>(g.edges.size()));
 }

@@ -35,7 +35,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     GEBLAS_FUZZ_CHECK(e.what()[0] != '\0', "CliError without a message");
     return 0;
   }
-  if (a.command == Command::help) return 0;
+  if (a.command == Command::help || a.command == Command::version) {
+    GEBLAS_FUZZ_CHECK(!a.text.empty(), "help or version without text");
+    return 0;
+  }
+  GEBLAS_FUZZ_CHECK(a.base == 0 || a.base == 1, "base %d", a.base);
+  GEBLAS_FUZZ_CHECK(a.max_dimension >= 0 && a.max_dimension <= std::numeric_limits<std::int32_t>::max(),
+                    "max_dimension %lld", static_cast<long long>(a.max_dimension));
+  GEBLAS_FUZZ_CHECK(a.format == "auto" || a.format == "mtx" || a.format == "binary" || a.format == "edges" ||
+                        a.format == "csv",
+                    "format '%s'", a.format.c_str());
+  GEBLAS_FUZZ_CHECK(a.duplicates == "error" || a.duplicates == "sum" || a.duplicates == "max" ||
+                        a.duplicates == "min" || a.duplicates == "first",
+                    "duplicates '%s'", a.duplicates.c_str());
+  GEBLAS_FUZZ_CHECK(!a.input.empty(), "empty input name");
+  GEBLAS_FUZZ_CHECK(a.command != Command::convert || !a.convert_to.empty(), "convert without an output");
   GEBLAS_FUZZ_CHECK(a.threads >= 0 && a.threads <= 4096, "threads %d", a.threads);
   GEBLAS_FUZZ_CHECK(a.top >= 0 && a.top <= std::numeric_limits<std::int32_t>::max(), "top %lld", static_cast<long long>(a.top));
   GEBLAS_FUZZ_CHECK(a.n >= 1 && a.n <= (1 << 16), "n %lld", static_cast<long long>(a.n));

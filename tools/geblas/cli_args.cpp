@@ -1,7 +1,11 @@
-// Parsing of the geblas tool's command line: `geblas <command> <file> [options]`, options
-// as `--name value` or `--name=value`. Numbers must be complete and in range; every
-// error names the argument, so a typo never runs with a default silently.
+// Parsing of the geblas tool's command line with CLI11: `geblas <command> <graph>
+// [options]`, options as `--name value` or `--name=value`, per-command `--help` listing
+// every option with its default. Numeric values are taken as text and converted here,
+// strictly (complete, finite, in range), so that every error names the argument and a
+// typo never runs with a default silently.
 #include "cli_args.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <cctype>
 #include <charconv>
@@ -11,22 +15,10 @@
 #include <string_view>
 #include <system_error>
 
+#include "geblas/version.hpp"
+
 namespace geblas::cli {
 namespace {
-
-Command command_from(std::string_view s) {
-  if (s == "info") return Command::info;
-  if (s == "pagerank") return Command::pagerank;
-  if (s == "sssp") return Command::sssp;
-  if (s == "bfs") return Command::bfs;
-  if (s == "cc") return Command::cc;
-  if (s == "tc") return Command::tc;
-  if (s == "spmm") return Command::spmm;
-  if (s == "convert") return Command::convert;
-  if (s == "help" || s == "--help" || s == "-h") return Command::help;
-  throw CliError("unknown command '" + std::string(s) +
-                 "' (expected info, pagerank, sssp, bfs, cc, tc, spmm, convert or help)");
-}
 
 std::int64_t parse_int(std::string_view name, std::string_view v, std::int64_t lo, std::int64_t hi) {
   std::int64_t x = 0;
@@ -75,15 +67,61 @@ std::string parse_device(std::string_view v) {
   throw CliError("option --device: '" + std::string(v) + "' is not cpu, cuda or cuda:<index>");
 }
 
-bool is_flag(std::string_view name) {
-  return name == "weighted" || name == "no-progress" || name == "help";
+// Option values as typed; converted and checked after CLI11 has split the line.
+struct Raw {
+  std::string threads, top = "10", n = "64", repeat = "10", sources, damping = "0.85", tolerance = "1e-6",
+                       max_iterations = "100", type = "double", weights = "abs", format = "auto",
+                       duplicates = "error", base = "0", max_dimension, device;
+  bool no_progress = false;
+};
+
+constexpr const char* kCommands[] = {"info", "pagerank", "sssp", "bfs", "cc", "tc", "spmm", "convert"};
+
+Command command_named(std::string_view s) {
+  if (s == "info") return Command::info;
+  if (s == "pagerank") return Command::pagerank;
+  if (s == "sssp") return Command::sssp;
+  if (s == "bfs") return Command::bfs;
+  if (s == "cc") return Command::cc;
+  if (s == "tc") return Command::tc;
+  if (s == "spmm") return Command::spmm;
+  return Command::convert;
 }
+
+const char* kDescription =
+    "geblas: graph algorithms and sparse products on graph files, on the GPU when there is one.\n"
+    "Graphs: Matrix Market (.mtx, .mtx.gz), geblas binary, whitespace (SNAP) or CSV edge lists;\n"
+    "'-' reads standard input. A(i,j) is an edge i -> j; vertex ids are 0-based in all output.\n"
+    "Exit codes: 0 success, 1 the run failed, 2 the command line is wrong. See docs/CLI.md.";
+
+void add_common(CLI::App* sub, CliArgs& a, Raw& r, bool computes) {
+  sub->add_option("--format", r.format, "input format: auto (by content, then name), mtx, binary, edges, csv")->type_name("FORMAT")
+      ->capture_default_str();
+  sub->add_option("--duplicates", r.duplicates, "an edge given twice: error, sum, max, min or first")->type_name("HOW")->capture_default_str();
+  sub->add_option("--base", r.base, "edge lists: the first vertex id, 0 or 1")->type_name("0|1")->capture_default_str();
+  sub->add_flag("--undirected", a.undirected, "edge lists: every line is an edge both ways");
+  sub->add_option("--max-dimension", r.max_dimension,
+                  "largest vertex count accepted (default: automatic, max(2^24, 16 x entries))")->type_name("N");
+  sub->add_option("--threads", r.threads, "CPU threads (default: all cores)")->type_name("N");
+  sub->add_flag("--no-progress", r.no_progress, "no progress bar (it is shown only when stderr is a terminal)");
+  if (computes) {
+    sub->add_option("--device", r.device, "cpu, cuda or cuda:<i> (default: GPU 0 if present, else the CPU)")->type_name("DEVICE");
+    sub->add_option("--type", r.type, "value type of the computation: float or double")->type_name("TYPE")->capture_default_str();
+  }
+}
+
+void add_output(CLI::App* sub, CliArgs& a) {
+  sub->add_option("--output", a.output, "write the full result as CSV to FILE ('-': standard output; see docs/CLI.md)")->type_name("FILE");
+}
+
+void add_top(CLI::App* sub, Raw& r) { sub->add_option("--top", r.top, "rows printed in the report")->type_name("K")->capture_default_str(); }
 
 }  // namespace
 
 const char* to_string(Command c) {
   switch (c) {
     case Command::help: return "help";
+    case Command::version: return "version";
     case Command::info: return "info";
     case Command::pagerank: return "pagerank";
     case Command::sssp: return "sssp";
@@ -96,105 +134,182 @@ const char* to_string(Command c) {
   return "?";
 }
 
+namespace {
+
+// Builds the whole command line grammar over `a` and `r`.
+void build(CLI::App& app, CliArgs& a, Raw& r, std::string& help_topic) {
+  app.description(kDescription);
+  app.set_version_flag("--version", std::string("geblas ") + GEBLAS_VERSION_STRING);
+  app.require_subcommand(0, 1);
+  app.fallthrough(false);
+  auto graph = [&](CLI::App* sub) {
+    sub->add_option("graph", a.input, "the graph file ('-': standard input)")->required()->type_name("GRAPH");
+  };
+
+  CLI::App* info = app.add_subcommand("info", "shape, entries, degree statistics, self-loops, symmetry");
+  graph(info);
+  add_common(info, a, r, false);
+
+  CLI::App* pr = app.add_subcommand("pagerank", "PageRank (the pattern; --weighted uses the values as out-edge weights)");
+  graph(pr);
+  pr->add_option("--damping", r.damping, "damping factor in [0, 1)")->type_name("D")->capture_default_str();
+  pr->add_option("--tolerance", r.tolerance, "stop when the L1 change is below this")->type_name("T")->capture_default_str();
+  pr->add_option("--max-iterations", r.max_iterations, "iteration limit")->type_name("M")->capture_default_str();
+  pr->add_flag("--weighted", a.weighted, "use the stored values (>= 0) as out-edge weights");
+  add_top(pr, r);
+  add_output(pr, a);
+  add_common(pr, a, r, true);
+
+  CLI::App* sssp = app.add_subcommand("sssp", "shortest paths from --sources (Bellman-Ford over min_plus)");
+  graph(sssp);
+  sssp->add_option("--sources", r.sources, "comma-separated source vertices (default: 0)")->type_name("LIST");
+  sssp->add_option("--weights", r.weights,
+                   "edge weight from the stored value: abs (|value|), signed (negative weights allowed, a reachable "
+                   "negative cycle is an error) or unit (every edge 1); NaN values are refused")->type_name("abs|signed|unit")
+      ->capture_default_str();
+  add_top(sssp, r);
+  add_output(sssp, a);
+  add_common(sssp, a, r, true);
+
+  CLI::App* bfs = app.add_subcommand("bfs", "breadth-first levels from --sources");
+  graph(bfs);
+  bfs->add_option("--sources", r.sources, "comma-separated source vertices (default: 0)")->type_name("LIST");
+  add_top(bfs, r);
+  add_output(bfs, a);
+  add_common(bfs, a, r, true);
+
+  CLI::App* cc = app.add_subcommand("cc", "connected components of the symmetrized pattern");
+  graph(cc);
+  add_top(cc, r);
+  add_output(cc, a);
+  add_common(cc, a, r, true);
+
+  CLI::App* tc = app.add_subcommand("tc", "triangles of the symmetrized pattern without self-loops");
+  graph(tc);
+  add_output(tc, a);
+  add_common(tc, a, r, true);
+
+  CLI::App* spmm = app.add_subcommand("spmm", "one timed product A x X, X dense with --n columns, over --semiring");
+  graph(spmm);
+  spmm->add_option("--semiring", a.semiring,
+                   "plus_times, max_times, min_plus, max_plus, min_times, max_min, min_max, plus_pair, min_second, "
+                   "any_second or plus_second")->type_name("NAME")
+      ->capture_default_str();
+  spmm->add_option("--n", r.n, "columns of X")->type_name("N")->capture_default_str();
+  spmm->add_option("--repeat", r.repeat, "timed runs after one warm-up")->type_name("R")->capture_default_str();
+  add_common(spmm, a, r, true);
+
+  CLI::App* convert = app.add_subcommand(
+      "convert", "convert <in> <out>: any input format to Matrix Market (.mtx, .mtx.gz, '-') or binary (other names)");
+  graph(convert);
+  convert->add_option("out", a.convert_to, "the file to write ('-': Matrix Market on standard output)")
+      ->required()
+      ->type_name("OUT");
+  add_common(convert, a, r, false);
+
+  CLI::App* help = app.add_subcommand("help", "general help, or a command's: geblas help <command>");
+  help->add_option("command", help_topic, "a command");
+}
+
+}  // namespace
+
 CliArgs parse_cli(int argc, const char* const* argv) {
   CliArgs a;
-  if (argc < 2 || argv == nullptr) throw CliError("no command given");
+  if (argc < 1 || argv == nullptr) throw CliError("no command given");
   for (int i = 0; i < argc; ++i)
     if (argv[i] == nullptr) throw CliError("argument " + std::to_string(i) + " is null");
-  a.command = command_from(argv[1]);
-  if (a.command == Command::help) return a;
-  std::vector<std::string> positional;
-  for (int i = 2; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (!arg.starts_with("--")) {
-      positional.emplace_back(arg);
-      continue;
-    }
-    std::string_view name = arg.substr(2), value;
-    bool has_value = false;
-    if (const auto eq = name.find('='); eq != name.npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    if (name.empty()) throw CliError("empty option name in '" + std::string(arg) + "'");
-    if (is_flag(name)) {
-      if (has_value) throw CliError("option --" + std::string(name) + " takes no value");
-      if (name == "weighted") a.weighted = true;
-      else if (name == "no-progress") a.progress = false;
-      else { a.command = Command::help; return a; }
-      continue;
-    }
-    if (!has_value) {
-      if (i + 1 >= argc) throw CliError("option --" + std::string(name) + " needs a value");
-      value = argv[++i];
-    }
-    if (name == "device") a.device = parse_device(value);
-    else if (name == "threads") a.threads = static_cast<int>(parse_int(name, value, 1, 4096));
-    else if (name == "top") a.top = parse_int(name, value, 0, std::numeric_limits<std::int32_t>::max());
-    else if (name == "output") {
-      if (value.empty()) throw CliError("option --output: empty file name");
-      a.output = std::string(value);
-    } else if (name == "semiring") {
-      if (value.empty()) throw CliError("option --semiring: empty name");
-      a.semiring = std::string(value);  // checked against the library's names when used
-    } else if (name == "n") a.n = parse_int(name, value, 1, 1 << 16);
-    else if (name == "repeat") a.repeat = static_cast<int>(parse_int(name, value, 1, 100000));
-    else if (name == "sources") a.sources = parse_sources(value);
-    else if (name == "damping") a.damping = parse_real(name, value, 0.0, 1.0, /*hi_open=*/true);
-    else if (name == "tolerance") a.tolerance = parse_real(name, value, 0.0, 1.0, false);
-    else if (name == "max-iterations") a.max_iterations = static_cast<int>(parse_int(name, value, 1, 1000000));
-    else if (name == "type") {
-      if (value == "double") a.use_double = true;
-      else if (value == "float") a.use_double = false;
-      else throw CliError("option --type: '" + std::string(value) + "' is not float or double");
-    } else {
-      throw CliError("unknown option --" + std::string(name));
-    }
+  if (argc < 2) throw CliError("no command given");
+  Raw r;
+  std::string help_topic;
+  CLI::App app{"", "geblas"};
+  build(app, a, r, help_topic);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    a = CliArgs{};
+    a.command = Command::help;
+    a.text = app.help();
+    return a;
+  } catch (const CLI::CallForAllHelp&) {
+    a = CliArgs{};
+    a.command = Command::help;
+    a.text = app.help("", CLI::AppFormatMode::All);
+    return a;
+  } catch (const CLI::CallForVersion& e) {
+    a = CliArgs{};
+    a.command = Command::version;
+    a.text = std::string(e.what()) + "\n";
+    return a;
+  } catch (const CLI::Error& e) {
+    throw CliError(e.what());
   }
-  const std::size_t want = a.command == Command::convert ? 2 : 1;
-  if (positional.size() < want)
-    throw CliError(std::string(to_string(a.command)) + ": missing " +
-                   (positional.empty() ? "input file" : "output file") + " (see geblas help)");
-  if (positional.size() > want)
-    throw CliError(std::string(to_string(a.command)) + ": unexpected argument '" + positional[want] + "'");
-  a.input = positional[0];
-  if (a.command == Command::convert) a.convert_to = positional[1];
-  if (!a.sources.empty() && a.command != Command::sssp && a.command != Command::bfs)
-    throw CliError("option --sources applies to sssp and bfs only");
+  const auto chosen = app.get_subcommands();
+  if (chosen.empty()) throw CliError("no command given");
+  const std::string name = chosen.front()->get_name();
+  if (name == "help") {
+    a = CliArgs{};
+    a.command = Command::help;
+    if (help_topic.empty()) {
+      a.text = app.help();
+    } else {
+      CLI::App* sub = nullptr;
+      for (const char* c : kCommands)
+        if (help_topic == c) sub = app.get_subcommand(c);
+      if (!sub) throw CliError("help: unknown command '" + help_topic + "'");
+      a.text = sub->help();
+    }
+    return a;
+  }
+  a.command = command_named(name);
+  CLI::App* sub = chosen.front();
+  // Options this command has and the user gave.
+  auto given = [&](const char* opt) {
+    const CLI::Option* o = sub->get_option_no_throw(opt);
+    return o != nullptr && o->count() > 0;
+  };
+  a.progress = !r.no_progress;
+
+  // Values, strictly.
+  if (!r.threads.empty()) a.threads = static_cast<int>(parse_int("threads", r.threads, 1, 4096));
+  a.top = parse_int("top", r.top, 0, std::numeric_limits<std::int32_t>::max());
+  a.n = parse_int("n", r.n, 1, 1 << 16);
+  a.repeat = static_cast<int>(parse_int("repeat", r.repeat, 1, 100000));
+  if (given("--sources")) a.sources = parse_sources(r.sources);
+  a.damping = parse_real("damping", r.damping, 0.0, 1.0, /*hi_open=*/true);
+  a.tolerance = parse_real("tolerance", r.tolerance, 0.0, 1.0, false);
+  a.max_iterations = static_cast<int>(parse_int("max-iterations", r.max_iterations, 1, 1000000));
+  if (!r.device.empty() || given("--device")) a.device = parse_device(r.device);
+  if (r.type == "double") a.use_double = true;
+  else if (r.type == "float") a.use_double = false;
+  else throw CliError("option --type: '" + r.type + "' is not float or double");
+  if (r.weights == "abs") a.weights = Weights::abs;
+  else if (r.weights == "signed") a.weights = Weights::signed_;
+  else if (r.weights == "unit") a.weights = Weights::unit;
+  else throw CliError("option --weights: '" + r.weights + "' is not abs, signed or unit");
+  if (r.format != "auto" && r.format != "mtx" && r.format != "binary" && r.format != "edges" && r.format != "csv")
+    throw CliError("option --format: '" + r.format + "' is not auto, mtx, binary, edges or csv");
+  a.format = r.format;
+  if (r.duplicates != "error" && r.duplicates != "sum" && r.duplicates != "max" && r.duplicates != "min" &&
+      r.duplicates != "first")
+    throw CliError("option --duplicates: '" + r.duplicates + "' is not error, sum, max, min or first");
+  a.duplicates = r.duplicates;
+  a.base = static_cast<int>(parse_int("base", r.base, 0, 1));
+  if (!r.max_dimension.empty())
+    a.max_dimension = parse_int("max-dimension", r.max_dimension, 1, std::numeric_limits<std::int32_t>::max());
+  if (given("--output") && a.output.empty()) throw CliError("option --output: empty file name");
+  if (a.semiring.empty()) throw CliError("option --semiring: empty name");
+  if (a.input.empty()) throw CliError(name + ": empty input file name");
+  if (a.command == Command::convert && a.convert_to.empty()) throw CliError("convert: empty output file name");
   return a;
 }
 
 std::string usage() {
-  return R"(usage: geblas <command> <graph> [options]
-
-Graphs: Matrix Market (.mtx, .mtx.gz) or geblas binary files; A(i,j) is an edge i -> j,
-vertex ids are 0-based in all output.
-
-commands:
-  info       shape, entries, degree statistics
-  pagerank   PageRank (pattern; --weighted uses the values as out-edge weights)
-  sssp       shortest paths from --sources (|value| as edge weight, 1 for pattern files)
-  bfs        breadth-first levels from --sources
-  cc         connected components of the symmetrized pattern
-  tc         triangles of the symmetrized pattern without self-loops
-  spmm       one timed product A x X, X dense with --n columns, over --semiring
-  convert    geblas convert <in> <out>: Matrix Market <-> binary (by the output's name:
-             .mtx or .mtx.gz writes Matrix Market, anything else the binary format)
-
-options:
-  --device cpu|cuda|cuda:<i>   where to run (default: GPU 0 if present, else the CPU)
-  --threads N                  CPU threads (default: OpenMP's default)
-  --top K                      rows to print (default 10)
-  --output FILE                write the full result as CSV (see docs/CLI.md)
-  --sources a,b,c              sources for sssp and bfs (default 0)
-  --semiring NAME              spmm semiring (default plus_times)
-  --n N                        spmm: columns of X (default 64)
-  --repeat R                   spmm: timed runs after one warm-up (default 10)
-  --damping D --tolerance T --max-iterations M --weighted     pagerank
-  --type float|double          value type (default double)
-  --no-progress                no progress bar (it is shown only on a terminal anyway)
-)";
+  Raw r;
+  CliArgs a;
+  std::string topic;
+  CLI::App app{"", "geblas"};
+  build(app, a, r, topic);
+  return app.help();
 }
 
 }  // namespace geblas::cli

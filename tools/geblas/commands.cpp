@@ -3,9 +3,8 @@
 // full result as CSV when --output is given (format in docs/CLI.md).
 #include "commands.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +19,29 @@
 
 namespace geblas::cli {
 namespace {
+
+// The report is collected here and printed only after every output file was written, so
+// a failed write never follows a report that reads like success.
+std::string g_report;
+
+[[gnu::format(printf, 1, 2)]] void say(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buf) {
+    g_report.append(buf, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  va_start(ap, fmt);
+  std::vsnprintf(big.data(), big.size(), fmt, ap);
+  va_end(ap);
+  big.pop_back();
+  g_report += big;
+}
 
 struct Timing {
   double read = 0, transfer = 0, compute = 0;
@@ -36,27 +58,35 @@ Device choose_device(const std::string& s) {
   return Device::cuda(ordinal);
 }
 
-// Matrix Market (plain, or gzip which the reader inflates) or else the binary format,
-// told apart by the first bytes rather than by the name.
-bool looks_like_matrix_market(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char head[2] = {0, 0};
-  f.read(head, 2);
-  if (f.gcount() < 2) return true;  // too short for either; the Matrix Market reader says why
-  const auto b0 = static_cast<unsigned char>(head[0]), b1 = static_cast<unsigned char>(head[1]);
-  return (b0 == 0x1f && b1 == 0x8b) || (head[0] == '%' && head[1] == '%');
+io::Format format_of(const std::string& f) {
+  if (f == "mtx") return io::Format::matrix_market;
+  if (f == "binary") return io::Format::binary;
+  if (f == "edges") return io::Format::edge_list;
+  if (f == "csv") return io::Format::csv;
+  return io::Format::automatic;
 }
 
+Duplicates duplicates_of(const std::string& d) {
+  if (d == "sum") return binop::plus<double>{};
+  if (d == "max") return binop::max<double>{};
+  if (d == "min") return binop::min<double>{};
+  if (d == "first") return binop::first<double>{};
+  return Duplicates::error();
+}
+
+// Any format geblas reads (by --format, else detected by content and name), stdin for "-".
 template <class T>
 SparseMatrix<T> read_graph(const CliArgs& a, Timing& t) {
-  std::error_code ec;
-  if (!std::filesystem::exists(a.input, ec)) throw IoError("cannot open '" + a.input + "': no such file");
-  if (std::filesystem::is_directory(a.input, ec)) throw IoError("cannot read '" + a.input + "': it is a directory");
+  io::ReadOptions o;
+  o.duplicates = duplicates_of(a.duplicates);
+  o.base = a.base;
+  o.undirected = a.undirected;
+  o.max_dimension = a.max_dimension;
   Stopwatch w;
   SparseMatrix<T> A;
   {
-    Spinner spin("reading " + a.input, a.progress && stderr_is_terminal());
-    A = looks_like_matrix_market(a.input) ? io::read_matrix_market<T>(a.input) : io::read_binary<T>(a.input);
+    Spinner spin("reading " + (a.input == "-" ? std::string("standard input") : a.input), a.progress && stderr_is_terminal());
+    A = io::read_graph<T>(a.input, o, format_of(a.format));
   }
   t.read = w.seconds();
   return A;
@@ -77,20 +107,18 @@ void require_square(const char* command, Index nrows, Index ncols) {
                             std::to_string(nrows) + " x " + std::to_string(ncols));
 }
 
-std::unique_ptr<std::FILE, int (*)(std::FILE*)> open_csv(const std::string& path, const char* header) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!f) throw IoError("cannot write '" + path + "'");
-  std::fprintf(f.get(), "%s\n", header);
+// CSV output through io::OutputFile: a temporary file renamed over the target only
+// when complete, so a failed run leaves the previous file as it was.
+std::unique_ptr<io::OutputFile> open_csv(const std::string& path, const char* header) {
+  auto f = std::make_unique<io::OutputFile>(path);
+  std::fprintf(f->stream(), "%s\n", header);
   return f;
 }
 
-void close_csv(std::unique_ptr<std::FILE, int (*)(std::FILE*)>& f, const std::string& path) {
-  const bool bad = std::ferror(f.get()) != 0;
-  if (std::fclose(f.release()) != 0 || bad) throw IoError("error while writing '" + path + "'");
-}
+void close_csv(std::unique_ptr<io::OutputFile>& f, const std::string&) { f->commit(); }
 
 void print_timing(const Timing& t, Device dev) {
-  std::printf("time: read %.3f s, transfer %.3f s, compute %.3f s (%s)\n", t.read, t.transfer, t.compute,
+  say("time: read %.3f s, transfer %.3f s, compute %.3f s (%s)\n", t.read, t.transfer, t.compute,
               dev.str().c_str());
 }
 
@@ -108,7 +136,7 @@ void info(const CliArgs& a) {
   const auto off = A.row_offsets();
   const auto cols = A.col_indices();
   const Index n = A.nrows(), m = A.ncols();
-  std::printf("graph: %s\nshape: %lld x %lld, entries: %lld\n", a.input.c_str(), static_cast<long long>(n),
+  say("graph: %s\nshape: %lld x %lld, entries: %lld\n", a.input.c_str(), static_cast<long long>(n),
               static_cast<long long>(m), static_cast<long long>(A.nvals()));
   Index dmin = n ? off[1] - off[0] : 0, dmax = 0, empty = 0, loops = 0;
   std::vector<Index> indeg(static_cast<std::size_t>(m), 0);
@@ -123,13 +151,13 @@ void info(const CliArgs& a) {
     }
   }
   const double mean = n ? static_cast<double>(A.nvals()) / static_cast<double>(n) : 0.0;
-  std::printf("out-degree: min %lld, mean %.2f, max %lld, vertices without out-edges %lld\n",
+  say("out-degree: min %lld, mean %.2f, max %lld, vertices without out-edges %lld\n",
               static_cast<long long>(dmin), mean, static_cast<long long>(dmax), static_cast<long long>(empty));
   if (m > 0) {
     const auto [lo, hi] = std::minmax_element(indeg.begin(), indeg.end());
-    std::printf("in-degree: min %lld, max %lld\n", static_cast<long long>(*lo), static_cast<long long>(*hi));
+    say("in-degree: min %lld, max %lld\n", static_cast<long long>(*lo), static_cast<long long>(*hi));
   }
-  std::printf("self-loops: %lld\n", static_cast<long long>(loops));
+  say("self-loops: %lld\n", static_cast<long long>(loops));
   if (n == m) {
     // The pattern is symmetric when every (i, j) has its (j, i): compare sorted rows.
     bool symmetric = true;
@@ -138,9 +166,9 @@ void info(const CliArgs& a) {
         const Index j = cols[k];
         symmetric = std::binary_search(cols.begin() + off[j], cols.begin() + off[j + 1], static_cast<ColIndex>(i));
       }
-    std::printf("symmetric pattern: %s\n", symmetric ? "yes" : "no");
+    say("symmetric pattern: %s\n", symmetric ? "yes" : "no");
   }
-  std::printf("time: read %.3f s\n", t.read);
+  say("time: read %.3f s\n", t.read);
 }
 
 // ------------------------------------------------------------------------ pagerank
@@ -163,7 +191,7 @@ void pagerank(const CliArgs& a, Device dev) {
   synchronize(dev);
   t.compute = w.seconds();
   const std::vector<T> ranks = r.ranks.to_std_vector();
-  std::printf("pagerank: %lld vertices, %d iterations, %s (L1 change %.3g), damping %g, %s\n",
+  say("pagerank: %lld vertices, %d iterations, %s (L1 change %.3g), damping %g, %s\n",
               static_cast<long long>(A.nrows()), r.iterations, r.converged ? "converged" : "NOT converged", r.delta,
               a.damping, a.weighted ? "weighted" : "unweighted");
   std::vector<Index> order(ranks.size());
@@ -172,11 +200,11 @@ void pagerank(const CliArgs& a, Device dev) {
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
                     [&](Index x, Index y) { return ranks[x] > ranks[y] || (ranks[x] == ranks[y] && x < y); });
   for (std::size_t p = 0; p < k; ++p)
-    std::printf("  %2zu. vertex %lld  rank %.6g\n", p + 1, static_cast<long long>(order[p]),
+    say("  %2zu. vertex %lld  rank %.6g\n", p + 1, static_cast<long long>(order[p]),
                 static_cast<double>(ranks[order[p]]));
   if (!a.output.empty()) {
     auto f = open_csv(a.output, "vertex,rank");
-    for (std::size_t i = 0; i < ranks.size(); ++i) std::fprintf(f.get(), "%zu,%.9g\n", i, static_cast<double>(ranks[i]));
+    for (std::size_t i = 0; i < ranks.size(); ++i) std::fprintf(f->stream(), "%zu,%.9g\n", i, static_cast<double>(ranks[i]));
     close_csv(f, a.output);
   }
   print_timing(t, dev);
@@ -189,15 +217,30 @@ void sssp(const CliArgs& a, Device dev) {
   Timing t;
   const SparseMatrix<T> A0 = read_graph<T>(a, t);
   require_square("sssp", A0.nrows(), A0.ncols());
-  // Edge weights are the absolute values of the stored entries (pattern files read as 1).
+  // Edge weights from the stored values by --weights: abs (|value|, the default), signed
+  // (as stored; Bellman-Ford with negative-cycle detection) or unit (every edge 1).
+  // A NaN weight has no shortest-path meaning under any of them and is refused.
   std::vector<T> w = A0.values();
-  for (T& x : w) x = x < T{0} ? -x : x;
+  {
+    const auto off = A0.row_offsets();
+    const auto cols = A0.col_indices();
+    for (Index i = 0; i < A0.nrows(); ++i)
+      for (Index k = off[i]; k < off[i + 1]; ++k)
+        if (std::isnan(static_cast<double>(w[static_cast<std::size_t>(k)])))
+          throw InvalidValue("sssp: edge " + std::to_string(i) + " -> " + std::to_string(cols[k]) + " of '" + a.input +
+                             "' has weight NaN; shortest paths need numbers (fix the file, or --weights unit)");
+  }
+  for (T& x : w) {
+    if (a.weights == Weights::abs) x = x < T{0} ? -x : x;
+    else if (a.weights == Weights::unit) x = T{1};
+  }
   const SparseMatrix<T> A1 = SparseMatrix<T>::from_csr(A0.nrows(), A0.ncols(), A0.row_offsets(), A0.col_indices(), w);
   const SparseMatrix<T> A = place(A1, dev, t);
   const std::vector<Index> sources = sources_of(a);
   const Index n = A.nrows(), k = static_cast<Index>(sources.size());
   IterationBar bar("sssp", 0, a.progress && stderr_is_terminal());
   algo::SsspOptions o;
+  o.allow_negative = a.weights == Weights::signed_;
   o.on_iteration = [&](int round, double changed) { bar.update(round, changed, "changed"); };
   Stopwatch sw;
   std::vector<T> dist;  // n x k row-major
@@ -215,8 +258,9 @@ void sssp(const CliArgs& a, Device dev) {
   }
   t.compute = sw.seconds();
   const T inf = geblas::detail::upper_bound_value<T>();
-  std::printf("sssp: %lld source(s), %d Bellman-Ford rounds%s\n", static_cast<long long>(k), rounds,
-              k > 1 ? " (one min_plus SpMM each)" : "");
+  say("sssp: %lld source(s), %d Bellman-Ford rounds%s, weights %s\n", static_cast<long long>(k), rounds,
+      k > 1 ? " (one min_plus SpMM each)" : "",
+      a.weights == Weights::abs ? "abs (|stored value|)" : a.weights == Weights::signed_ ? "signed (as stored)" : "unit (1 per edge)");
   for (Index j = 0; j < k && j < std::max<Index>(a.top, 1); ++j) {
     Index reached = 0, far = sources[j];
     for (Index i = 0; i < n; ++i) {
@@ -225,7 +269,7 @@ void sssp(const CliArgs& a, Device dev) {
       ++reached;
       if (d > dist[static_cast<std::size_t>(far * k + j)]) far = i;
     }
-    std::printf("  source %lld: reached %lld of %lld, farthest vertex %lld at distance %.6g\n",
+    say("  source %lld: reached %lld of %lld, farthest vertex %lld at distance %.6g\n",
                 static_cast<long long>(sources[j]), static_cast<long long>(reached), static_cast<long long>(n),
                 static_cast<long long>(far), static_cast<double>(dist[static_cast<std::size_t>(far * k + j)]));
   }
@@ -234,7 +278,7 @@ void sssp(const CliArgs& a, Device dev) {
     for (Index j = 0; j < k; ++j)
       for (Index i = 0; i < n; ++i)
         if (const T d = dist[static_cast<std::size_t>(i * k + j)]; d != inf)
-          std::fprintf(f.get(), "%lld,%lld,%.9g\n", static_cast<long long>(sources[j]), static_cast<long long>(i),
+          std::fprintf(f->stream(), "%lld,%lld,%.9g\n", static_cast<long long>(sources[j]), static_cast<long long>(i),
                        static_cast<double>(d));
     close_csv(f, a.output);
   }
@@ -269,7 +313,7 @@ void bfs(const CliArgs& a, Device dev) {
     depth = r.depth;
   }
   t.compute = sw.seconds();
-  std::printf("bfs: %lld source(s), depth %d\n", static_cast<long long>(k), depth);
+  say("bfs: %lld source(s), depth %d\n", static_cast<long long>(k), depth);
   for (Index j = 0; j < k && j < std::max<Index>(a.top, 1); ++j) {
     Index reached = 0;
     algo::VertexId deepest = 0;
@@ -278,7 +322,7 @@ void bfs(const CliArgs& a, Device dev) {
         ++reached;
         deepest = std::max(deepest, l);
       }
-    std::printf("  source %lld: reached %lld of %lld, %lld levels\n", static_cast<long long>(sources[j]),
+    say("  source %lld: reached %lld of %lld, %lld levels\n", static_cast<long long>(sources[j]),
                 static_cast<long long>(reached), static_cast<long long>(n), static_cast<long long>(deepest + 1));
   }
   if (!a.output.empty()) {
@@ -286,7 +330,7 @@ void bfs(const CliArgs& a, Device dev) {
     for (Index j = 0; j < k; ++j)
       for (Index i = 0; i < n; ++i)
         if (const auto l = level[static_cast<std::size_t>(i * k + j)]; l >= 0)
-          std::fprintf(f.get(), "%lld,%lld,%lld\n", static_cast<long long>(sources[j]), static_cast<long long>(i),
+          std::fprintf(f->stream(), "%lld,%lld,%lld\n", static_cast<long long>(sources[j]), static_cast<long long>(i),
                        static_cast<long long>(l));
     close_csv(f, a.output);
   }
@@ -315,13 +359,13 @@ void cc(const CliArgs& a, Device dev) {
   for (std::size_t i = 0; i < labels.size(); ++i)
     if (labels[i] == static_cast<algo::VertexId>(i)) roots.push_back(static_cast<Index>(i));
   std::sort(roots.begin(), roots.end(), [&](Index x, Index y) { return size[x] > size[y] || (size[x] == size[y] && x < y); });
-  std::printf("cc: %lld components in %d rounds\n", static_cast<long long>(r.count), r.rounds);
+  say("cc: %lld components in %d rounds\n", static_cast<long long>(r.count), r.rounds);
   for (std::size_t p = 0; p < roots.size() && static_cast<Index>(p) < a.top; ++p)
-    std::printf("  component %lld: %lld vertices\n", static_cast<long long>(roots[p]),
+    say("  component %lld: %lld vertices\n", static_cast<long long>(roots[p]),
                 static_cast<long long>(size[static_cast<std::size_t>(roots[p])]));
   if (!a.output.empty()) {
     auto f = open_csv(a.output, "vertex,component");
-    for (std::size_t i = 0; i < labels.size(); ++i) std::fprintf(f.get(), "%zu,%lld\n", i, static_cast<long long>(labels[i]));
+    for (std::size_t i = 0; i < labels.size(); ++i) std::fprintf(f->stream(), "%zu,%lld\n", i, static_cast<long long>(labels[i]));
     close_csv(f, a.output);
   }
   print_timing(t, dev);
@@ -339,10 +383,10 @@ void tc(const CliArgs& a, Device dev) {
   const std::int64_t triangles = algo::triangle_count(A);
   synchronize(dev);
   t.compute = sw.seconds();
-  std::printf("tc: %lld triangles\n", static_cast<long long>(triangles));
+  say("tc: %lld triangles\n", static_cast<long long>(triangles));
   if (!a.output.empty()) {
     auto f = open_csv(a.output, "triangles");
-    std::fprintf(f.get(), "%lld\n", static_cast<long long>(triangles));
+    std::fprintf(f->stream(), "%lld\n", static_cast<long long>(triangles));
     close_csv(f, a.output);
   }
   print_timing(t, dev);
@@ -377,11 +421,11 @@ void spmm(const CliArgs& a, Device dev) {
   const double median = times[times.size() / 2];
   t.compute = median;
   const double flops = 2.0 * static_cast<double>(A.nvals()) * static_cast<double>(a.n);
-  std::printf("spmm: %s, %s, A %lld x %lld with %lld entries, N = %lld, variant %s\n", a.semiring.c_str(),
+  say("spmm: %s, %s, A %lld x %lld with %lld entries, N = %lld, variant %s\n", a.semiring.c_str(),
               std::string(to_string(type_id<T>)).c_str(), static_cast<long long>(A.nrows()),
               static_cast<long long>(A.ncols()), static_cast<long long>(A.nvals()), static_cast<long long>(a.n),
               variant.empty() ? "-" : variant.c_str());
-  std::printf("  median %.3f ms, min %.3f ms over %d runs, %.2f GFLOP/s (2 nnz N / median)\n", median * 1e3,
+  say("  median %.3f ms, min %.3f ms over %d runs, %.2f GFLOP/s (2 nnz N / median)\n", median * 1e3,
               times.front() * 1e3, a.repeat, flops / median * 1e-9);
   print_timing(t, dev);
 }
@@ -392,14 +436,14 @@ void convert(const CliArgs& a) {
   Timing t;
   const SparseMatrix<double> A = read_graph<double>(a, t);
   const std::string& out = a.convert_to;
-  const bool to_mm = out.ends_with(".mtx") || out.ends_with(".mtx.gz");
+  const bool to_mm = out == "-" || out.ends_with(".mtx") || out.ends_with(".mtx.gz");
   Stopwatch w;
   if (to_mm) io::write_matrix_market(out, A);
   else io::write_binary(out, A);
-  std::printf("convert: %s -> %s (%s), %lld x %lld, %lld entries\n", a.input.c_str(), out.c_str(),
+  say("convert: %s -> %s (%s), %lld x %lld, %lld entries\n", a.input.c_str(), out.c_str(),
               to_mm ? "Matrix Market" : "binary", static_cast<long long>(A.nrows()), static_cast<long long>(A.ncols()),
               static_cast<long long>(A.nvals()));
-  std::printf("time: read %.3f s, write %.3f s\n", t.read, w.seconds());
+  say("time: read %.3f s, write %.3f s\n", t.read, w.seconds());
 }
 
 template <class T>
@@ -413,18 +457,28 @@ void dispatch(const CliArgs& a, Device dev) {
     case Command::tc: return tc<T>(a, dev);
     case Command::spmm: return spmm<T>(a, dev);
     case Command::convert: return convert(a);
-    case Command::help: return;
+    case Command::help:
+    case Command::version: return;
   }
 }
 
 }  // namespace
 
 void run(const CliArgs& a) {
-  if (a.threads > 0) omp_set_num_threads(a.threads);
+  // Output paths are checked before the work: not the input, folder present and
+  // writable; otherwise minutes of computation end in a failed write.
+  if (!a.output.empty()) io::check_output_path(a.output, {a.input});
+  if (a.command == Command::convert) io::check_output_path(a.convert_to, {a.input});
+  g_report.clear();
+  if (a.threads > 0) set_num_threads(a.threads);
   const Device dev = (a.command == Command::info || a.command == Command::convert) ? Device::cpu()
                                                                                   : choose_device(a.device);
   if (a.use_double) dispatch<double>(a, dev);
   else dispatch<float>(a, dev);
+  // With the CSV on standard output, the report goes to stderr so that stdout is CSV only.
+  std::FILE* report_to = (a.output == "-" || a.convert_to == "-") ? stderr : stdout;
+  if (!g_report.empty() && std::fwrite(g_report.data(), 1, g_report.size(), report_to) != g_report.size())
+    throw IoError(std::string("error writing the report to ") + (report_to == stdout ? "standard output" : "standard error"));
 }
 
 }  // namespace geblas::cli

@@ -1,9 +1,11 @@
-// Breadth-first search on the pattern of A (A(i, j) an edge from i to j), giving levels
-// and parents. One source: a masked product per level, w<!visited> = A' min.second q,
-// switching between push (sparse frontier) and pull (dense frontier) as GraphBLAS BFS
-// codes do. Many sources: one max_times SpMM per level over a dense n x k frontier.
-// The parent chosen for a vertex is the smallest frontier vertex (one source) or the
-// largest one (many sources); any parent at the previous level is a correct BFS tree.
+// Breadth-first search on the pattern of A (A(i, j) an edge from i to j; stored zeros
+// are edges too), giving levels and parents. The traversal runs on A's device: push
+// from a small frontier through A, pull through A' (cached with A) when the frontier is
+// large (Beamer's direction optimisation), O(V + E) work in all, with no host round
+// trip per level on a GPU. Many sources run one traversal per source.
+// Every reached vertex's parent is its smallest in-neighbour on the previous level
+// (one source and many sources alike), so results do not depend on the direction or
+// the thread schedule.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,8 @@ enum class BfsDirection : std::uint8_t {
 
 struct BfsOptions {
   BfsDirection direction = BfsDirection::automatic;
+  // Called once per level after the traversal, with the vertices first reached there
+  // (summed over the sources for many sources).
   IterationCallback on_iteration{};
 };
 
@@ -35,9 +39,10 @@ struct BfsResult {
 };
 
 struct MultiBfsResult {
-  DenseMatrix<VertexId> levels;   // n x k; -1 where column j's source does not reach
+  DenseMatrix<VertexId> levels;   // n x k (column-major), column j from sources[j]; -1 where column j's source does not reach
   DenseMatrix<VertexId> parents;  // n x k; -1 where not reached; the source is its own parent
-  int depth = 0;
+  int depth = 0;                  // the largest level over all sources
+  double edges_examined = 0;      // summed over the sources
 };
 
 // Throws DimensionMismatch (A not square), IndexOutOfBounds (a source outside

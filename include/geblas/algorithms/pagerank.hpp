@@ -1,7 +1,9 @@
 // PageRank and personalized PageRank by power iteration, on the CPU or the GPU
-// (wherever A lives). A(i, j) is an edge from i to j. Each iteration is one plus_times
-// product with the damped transition matrix d * P' (P = D_out^-1 W, built once), so k
-// personalized seed sets cost one SpMM of N = k per iteration instead of k SpMVs.
+// (wherever A lives). A(i, j) is an edge from i to j. One teleport distribution runs one
+// fused pass over A' per iteration; k personalized seed sets cost one SpMM of N = k per
+// iteration with the damped transition matrix d * P' (P = D_out^-1 W) instead of k
+// runs. A' and the out-degrees are cached with A: a second call on the same matrix
+// repeats no set-up.
 //
 // Dangling vertices (no out-edges, or out-weights summing to 0) follow the standard
 // definition: their rank is redistributed along the teleport distribution (uniform for
@@ -23,6 +25,10 @@ struct PageRankOptions {
   double tolerance = 1e-6;   // stop when the L1 change of every column is below this
   int max_iterations = 100;  // stop here even when not converged (result says so)
   bool weighted = false;     // out-edges weighted by A's values (>= 0) instead of equally
+  // Called with each iteration's L1 change. One teleport distribution (plain PageRank, or
+  // one seed set): after every iteration, in batches (the GPU queues several iterations
+  // and reads their changes back at once). k > 1 seed sets: on the iterations whose change
+  // is measured (1, 2, 4, then every 4th, and the last), the only ones that can stop the run.
   IterationCallback on_iteration{};
 };
 

@@ -1,11 +1,16 @@
-// Single-source shortest paths by Bellman-Ford over the min_plus semiring, with an
-// early exit as soon as a round changes nothing: one vxm per round for one source, one
-// min_plus SpMM (N = k) per round for k sources. A(i, j) is an edge from i to j of
-// weight A(i, j). Unreachable vertices hold +inf (the largest value for integers).
+// Shortest paths on A's device. A(i, j) is an edge from i to j of weight A(i, j);
+// unreachable vertices hold +inf (the largest value for integers).
+//
+// One source with weights >= 0: frontier relaxation in near-far order (Davidson et al.
+// 2014, a two-bucket delta-stepping, the bucket width a multiple of the mean weight),
+// run on the device without a host round trip per round; a road graph relaxes each
+// edge about once. With allow_negative, and for many sources: Bellman-Ford rounds over
+// min_plus (one vxm per round for one source, one min_plus SpMM with N = k per round
+// for k sources), stopping at the first round that changes nothing.
 //
 // Negative weights are an InvalidValue error unless allow_negative is set; then a
 // negative cycle reachable from a source is reported as an InvalidValue error after n
-// rounds, never as a wrong answer.
+// rounds, never as a wrong answer. A NaN weight anywhere in A is an InvalidValue error.
 #pragma once
 
 #include <vector>
@@ -25,8 +30,8 @@ struct SsspOptions {
 template <class T>
 struct SsspResult {
   Vector<T> distances;      // dense, n entries, on A's device
-  int rounds = 0;           // relaxation rounds run (the last changed nothing)
-  double edges_relaxed = 0; // entries of A scanned by the relaxations (nnz(A) per full round)
+  int rounds = 0;           // frontier expansions (near-far) or Bellman-Ford rounds run
+  double edges_relaxed = 0; // entries of A scanned by the relaxations (nnz(A) per Bellman-Ford round)
 };
 
 template <class T>
@@ -36,7 +41,9 @@ struct MultiSsspResult {
 };
 
 // Throws DimensionMismatch (A not square), IndexOutOfBounds (a source outside [0, n)),
-// InvalidValue (negative weight without allow_negative; negative cycle; no sources).
+// InvalidValue (negative weight without allow_negative; NaN weight; negative cycle; no
+// sources). on_iteration: once per Bellman-Ford round (entries changed); for the near-
+// far run once at the end, with (rounds, edges relaxed).
 GEBLAS_API SsspResult<float> sssp(const SparseMatrix<float>& A, Index source, const SsspOptions& options = {});
 GEBLAS_API SsspResult<double> sssp(const SparseMatrix<double>& A, Index source, const SsspOptions& options = {});
 GEBLAS_API MultiSsspResult<float> sssp(const SparseMatrix<float>& A, const std::vector<Index>& sources,

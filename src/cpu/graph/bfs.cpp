@@ -1,9 +1,177 @@
-// Placeholder until the entry is written: throws NotImplemented.
+// Direction-optimising BFS on the host (Beamer, Asanovic & Patterson, "Direction-
+// optimizing breadth-first search", SC 2012): push from the frontier through A while it
+// is small, pull through A' (each unvisited vertex scans its in-list for a vertex of the
+// previous level) while it is large. Every vertex gets the smallest in-neighbour of the
+// previous level as parent in both directions: push takes the minimum over all frontier
+// in-neighbours, pull stops at the first hit of a sorted in-list. A level with few
+// frontier edges runs on the calling thread, a large one with OpenMP.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <vector>
+
 #include "cpu/graph/graph.hpp"
-#include "geblas/error.hpp"
+#include "cpu/graph/traversal_policy.hpp"
+#include "cpu/parallel.hpp"
 
 namespace geblas::detail::cpu::graph {
+namespace {
 
-void bfs(BfsRun&) { throw NotImplemented("bfs on cpu"); }
+using V = GraphVertex;
+
+struct Csr {
+  const Index* ro;
+  const ColIndex* ci;
+};
+
+Csr view(const SparseStorage* s) { return {s->row_offsets.as<Index>(), s->col_indices.as<ColIndex>()}; }
+
+void atomic_min(V& slot, V value) {
+  std::atomic_ref<V> a(slot);
+  V old = a.load(std::memory_order_relaxed);
+  while (value < old && !a.compare_exchange_weak(old, value, std::memory_order_relaxed)) {
+  }
+}
+
+// One push level: every frontier vertex offers itself to its unvisited out-neighbours.
+// Returns the out-edges read.
+double push_level(Csr A, const std::vector<V>& frontier, std::vector<V>& next, V* level, V* parent, V depth,
+                  bool parallel) {
+  double edges = 0;
+  if (!parallel) {
+    for (V u : frontier) {
+      for (Index k = A.ro[u]; k < A.ro[u + 1]; ++k) {
+        const V v = A.ci[k];
+        if (level[v] < 0) {
+          level[v] = depth;
+          parent[v] = u;
+          next.push_back(v);
+        } else if (level[v] == depth && u < parent[v]) {
+          parent[v] = u;
+        }
+      }
+      edges += static_cast<double>(A.ro[u + 1] - A.ro[u]);
+    }
+    return edges;
+  }
+  const auto count = static_cast<Index>(frontier.size());
+#pragma omp parallel reduction(+ : edges)
+  {
+    std::vector<V> mine;
+#pragma omp for schedule(dynamic, 64) nowait
+    for (Index f = 0; f < count; ++f) {
+      const V u = frontier[static_cast<std::size_t>(f)];
+      for (Index k = A.ro[u]; k < A.ro[u + 1]; ++k) {
+        const V v = A.ci[k];
+        std::atomic_ref<V> lv(level[v]);
+        V seen = lv.load(std::memory_order_relaxed);
+        if (seen < 0) {
+          V expected = -1;
+          if (lv.compare_exchange_strong(expected, depth, std::memory_order_relaxed)) {
+            mine.push_back(v);
+            seen = depth;
+          } else {
+            seen = expected;
+          }
+        }
+        if (seen == depth) atomic_min(parent[v], u);  // else reached at an earlier level
+      }
+      edges += static_cast<double>(A.ro[u + 1] - A.ro[u]);
+    }
+#pragma omp critical
+    next.insert(next.end(), mine.begin(), mine.end());
+  }
+  return edges;
+}
+
+// One pull level over every unvisited vertex. Returns the in-edges read.
+double pull_level(Csr At, Index n, std::vector<V>& next, V* level, V* parent, V depth, bool parallel) {
+  double edges = 0;
+  auto visit = [&](Index v, std::vector<V>& out, double& scanned) {
+    if (std::atomic_ref<V>(level[v]).load(std::memory_order_relaxed) >= 0) return;
+    for (Index k = At.ro[v]; k < At.ro[v + 1]; ++k) {
+      const V u = At.ci[k];
+      // Marks this level writes (depth) never equal depth - 1; relaxed atomics only
+      // make the concurrent reads of other threads' marks well defined.
+      if (std::atomic_ref<V>(level[u]).load(std::memory_order_relaxed) == depth - 1) {
+        std::atomic_ref<V>(level[v]).store(depth, std::memory_order_relaxed);
+        parent[v] = u;
+        out.push_back(v);
+        scanned += static_cast<double>(k - At.ro[v] + 1);
+        return;
+      }
+    }
+    scanned += static_cast<double>(At.ro[v + 1] - At.ro[v]);
+  };
+  if (!parallel) {
+    for (Index v = 0; v < n; ++v) visit(v, next, edges);
+    return edges;
+  }
+#pragma omp parallel reduction(+ : edges)
+  {
+    std::vector<V> mine;
+#pragma omp for schedule(dynamic, 1024) nowait
+    for (Index v = 0; v < n; ++v) visit(v, mine, edges);
+#pragma omp critical
+    next.insert(next.end(), mine.begin(), mine.end());
+  }
+  return edges;
+}
+
+}  // namespace
+
+void bfs(BfsRun& run) {
+  const Index n = run.A->nrows;
+  const Csr A = view(run.A), At = view(run.At);
+  V* level = run.levels;
+  V* parent = run.parents;
+  std::fill(level, level + n, V{-1});
+  // Parents start above every id so that push can take a minimum; unreached vertices
+  // get -1 at the end.
+  std::fill(parent, parent + n, std::numeric_limits<V>::max());
+  level[run.source] = 0;
+  parent[run.source] = run.source;
+  run.depth = 0;
+  run.reached = 1;
+  run.edges_examined = 0;
+  run.level_sizes.clear();
+
+  std::vector<V> frontier{run.source}, next;
+  // Beamer's counters: edges out of the frontier (m_f) and edges into unvisited
+  // vertices (m_u, every in-edge of a vertex not yet reached).
+  double unexplored_edges = static_cast<double>(run.A->nvals) - static_cast<double>(At.ro[run.source + 1] - At.ro[run.source]);
+  double frontier_edges = static_cast<double>(A.ro[run.source + 1] - A.ro[run.source]);
+  bool pulling = run.direction == 2;
+  for (V depth = 1; !frontier.empty(); ++depth) {
+    if (run.direction == 0) {
+      // Pull also needs a frontier of at least n/beta vertices (the condition for staying
+      // in pull): a pull level visits every vertex, and at the end of a road graph's BFS
+      // m_u is tiny, so the edge rule alone would flip push/pull every level there.
+      const bool large = static_cast<double>(frontier.size()) * TraversalPolicy::pull_to_push >= static_cast<double>(n);
+      if (!pulling && large && frontier_edges * TraversalPolicy::push_to_pull > unexplored_edges) pulling = true;
+      else if (pulling && !large) pulling = false;
+    }
+    next.clear();
+    if (pulling) {
+      run.edges_examined += pull_level(At, n, next, level, parent, depth, parallel_rows(n));
+    } else {
+      const bool parallel = frontier_edges >= static_cast<double>(TraversalPolicy::parallel_min_edges) &&
+                            frontier.size() > 1;
+      run.edges_examined += push_level(A, frontier, next, level, parent, depth, parallel);
+    }
+    if (next.empty()) break;
+    run.depth = static_cast<int>(depth);
+    run.reached += static_cast<std::int64_t>(next.size());
+    run.level_sizes.push_back(static_cast<std::int64_t>(next.size()));
+    frontier_edges = 0;
+    for (V v : next) {
+      frontier_edges += static_cast<double>(A.ro[v + 1] - A.ro[v]);
+      unexplored_edges -= static_cast<double>(At.ro[v + 1] - At.ro[v]);
+    }
+    std::swap(frontier, next);
+  }
+  for (Index v = 0; v < n; ++v)
+    if (level[v] < 0) parent[v] = -1;
+}
 
 }  // namespace geblas::detail::cpu::graph

@@ -40,11 +40,30 @@ double one_iteration(const PageRankIterate& a, int from) {
   return delta;
 }
 
+template <class V>
+void initialise(const PageRankIterate& a, int slot) {
+  const Index n = a.At->nrows;
+  const V* start = static_cast<const V*>(a.start);
+  const V* scale = static_cast<const V*>(a.scale);
+  V* x = static_cast<V*>(a.x[slot]);
+  V* xs = static_cast<V*>(a.xs[slot]);
+  const V uniform = static_cast<V>(a.start_uniform);
+#pragma omp parallel for schedule(static) if (parallel_elements(n))
+  for (Index i = 0; i < n; ++i) {
+    x[i] = start ? start[i] : uniform;
+    xs[i] = x[i] * scale[i];
+  }
+}
+
 }  // namespace
 
 PageRankBatch pagerank_iterate(const PageRankIterate& a, int current, int count) {
   PageRankBatch out;
   out.current = current;
+  if (a.initialise) {
+    if (a.At->type == TypeId::float32) initialise<float>(a, current);
+    else if (a.At->type == TypeId::float64) initialise<double>(a, current);
+  }
   for (int it = 0; it < count; ++it) {
     double delta = 0;
     switch (a.At->type) {

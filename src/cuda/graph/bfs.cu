@@ -1,9 +1,295 @@
-// Placeholder until the entry is written: throws NotImplemented.
+// Direction-optimising BFS on the GPU (Beamer, Asanovic & Patterson, SC 2012), with the
+// level loop on the device (traversal.cuh): one block runs the small push levels in a
+// loop, grid-wide step kernels run the large ones, push or pull as the device-side
+// counters decide, and the host synchronises once per batch of steps.
+//
+// Loads of data other threads of the same kernel write (levels, queues) use __ldcg
+// (L2, past the SM's L1), so the single-block loop never reads a stale line from an
+// earlier level; the state is read and written through volatile for the same reason.
+//
+// Push: a warp per frontier vertex; atomicCAS on the level claims a vertex for this
+// level (the claimer appends it to the next queue), and every frontier in-neighbour
+// that finds it claimed at this level offers itself by atomicMin on the parent, so the
+// parent is the smallest in-neighbour one level up whatever the schedule.
+// Pull: a warp per unvisited vertex scans its sorted in-list 32 entries at a time; the
+// first lane (ballot) whose entry sits on the previous level is the smallest such
+// in-neighbour. Both fill the same queue, so the direction can change at any level.
+#include <climits>
+#include <vector>
+
 #include "cuda/graph/graph.hpp"
-#include "geblas/error.hpp"
+#include "cuda/graph/traversal.cuh"
+#include "cuda/ops/common.cuh"
 
 namespace geblas::detail::cuda::graph {
+namespace {
 
-void bfs(BfsRun&) { throw NotImplemented("bfs on cuda"); }
+using Policy = TraversalLaunchPolicy;
+
+// Beamer et al. section 4 (their values; the host BFS uses the same ones): push ->
+// pull when the frontier's out-edges exceed 1/alpha of the in-edges of unvisited
+// vertices, pull -> push when the frontier holds fewer than n/beta vertices.
+constexpr double push_to_pull = 14;
+constexpr double pull_to_push = 24;
+
+struct BfsState {
+  long long depth;                    // level of the current frontier
+  long long frontier_size;
+  unsigned long long next_size;       // vertices appended by the running step
+  unsigned long long frontier_edges;  // out-edges of the frontier
+  unsigned long long next_out_edges;  // out-edges of the vertices appended
+  unsigned long long next_in_edges;   // in-edges of the vertices appended
+  long long unexplored_edges;         // in-edges of unvisited vertices
+  unsigned long long examined;        // entries of A and A' read
+  int cur;                            // the queue holding the frontier
+  int pulling;                        // direction of the next step
+  int on_grid;                        // the next step is the grid's
+  int done;
+};
+
+struct BfsArgs {
+  const Index* ro;  // A: out-edges
+  const ColIndex* ci;
+  const Index* tro;  // A': in-edges, sorted
+  const ColIndex* tci;
+  Index n;
+  long long* level;
+  long long* parent;
+  int* queue[2];
+  long long* level_sizes;
+  BfsState* st;
+  int forced;  // 0 automatic, 1 push only, 2 pull only
+};
+
+// Lane-0 sums of a warp's counters into the state; every lane of the warp calls it.
+__device__ void add_counters(BfsState* st, unsigned long long out_e, unsigned long long in_e,
+                             unsigned long long examined) {
+  out_e = warp_sum(out_e);
+  in_e = warp_sum(in_e);
+  examined = warp_sum(examined);
+  if ((threadIdx.x & 31) == 0) {
+    if (out_e) atomicAdd(&st->next_out_edges, out_e);
+    if (in_e) atomicAdd(&st->next_in_edges, in_e);
+    if (examined) atomicAdd(&st->examined, examined);
+  }
+}
+
+__device__ void push_step(const BfsArgs& a, long long depth_new, long long fsize, int cur, long long warp,
+                          long long warps) {
+  const int lane = threadIdx.x & 31;
+  unsigned long long out_e = 0, in_e = 0, examined = 0;
+  const int* frontier = a.queue[cur];
+  int* next = a.queue[cur ^ 1];
+  for (long long f = warp; f < fsize; f += warps) {
+    const int u = __ldcg(frontier + f);
+    const Index b = a.ro[u], e = a.ro[u + 1];
+    if (lane == 0) examined += static_cast<unsigned long long>(e - b);
+    for (Index k = b + lane; k < e; k += 32) {
+      const int v = a.ci[k];
+      const long long seen = __ldcg(a.level + v);
+      if (seen >= 0 && seen != depth_new) continue;  // reached at an earlier level
+      const auto old = static_cast<long long>(
+          atomicCAS(reinterpret_cast<unsigned long long*>(a.level + v), static_cast<unsigned long long>(-1LL),
+                    static_cast<unsigned long long>(depth_new)));
+      if (old == -1) {
+        const unsigned long long slot = atomicAdd(&a.st->next_size, 1ULL);
+        next[slot] = v;
+        out_e += static_cast<unsigned long long>(a.ro[v + 1] - a.ro[v]);
+        in_e += static_cast<unsigned long long>(a.tro[v + 1] - a.tro[v]);
+      }
+      if (old == -1 || old == depth_new) atomicMin(a.parent + v, static_cast<long long>(u));
+    }
+  }
+  add_counters(a.st, out_e, in_e, examined);
+}
+
+__device__ void pull_step(const BfsArgs& a, long long depth_new, int cur, long long warp, long long warps) {
+  const int lane = threadIdx.x & 31;
+  unsigned long long out_e = 0, in_e = 0, examined = 0;
+  int* next = a.queue[cur ^ 1];
+  for (long long v = warp; v < a.n; v += warps) {
+    // One read broadcast, so the whole warp takes the same branch.
+    const long long mine = __shfl_sync(0xffffffffu, lane == 0 ? __ldcg(a.level + v) : 0LL, 0);
+    if (mine != -1) continue;
+    const Index b = a.tro[v], e = a.tro[v + 1];
+    long long found = -1;
+    Index scanned = 0;
+    for (Index base = b; base < e; base += 32) {
+      const Index k = base + lane;
+      int u = 0;
+      bool hit = false;
+      if (k < e) {
+        u = a.tci[k];
+        hit = __ldcg(a.level + u) == depth_new - 1;  // this step writes depth_new, never depth_new - 1
+      }
+      const unsigned mask = __ballot_sync(0xffffffffu, hit);
+      if (mask != 0) {
+        const int first = __ffs(mask) - 1;
+        found = __shfl_sync(0xffffffffu, u, first);
+        scanned += first + 1;
+        break;
+      }
+      scanned += (e - base < 32) ? (e - base) : 32;
+    }
+    if (lane == 0) {
+      examined += static_cast<unsigned long long>(scanned);
+      if (found >= 0) {
+        a.level[v] = depth_new;
+        a.parent[v] = found;
+        const unsigned long long slot = atomicAdd(&a.st->next_size, 1ULL);
+        next[slot] = static_cast<int>(v);
+        out_e += static_cast<unsigned long long>(a.ro[v + 1] - a.ro[v]);
+        in_e += static_cast<unsigned long long>(a.tro[v + 1] - a.tro[v]);
+      }
+    }
+  }
+  add_counters(a.st, out_e, in_e, examined);
+}
+
+// The direction of the next step and where it runs (one thread).
+__device__ void decide(const BfsArgs& a) {
+  volatile BfsState* s = a.st;
+  if (a.forced == 1) s->pulling = 0;
+  else if (a.forced == 2) s->pulling = 1;
+  else {
+    // Pull also needs a frontier of at least n/beta vertices (the rule for staying in
+    // pull): a pull step visits every vertex, and at the end of a road graph's BFS m_u
+    // is tiny, so the edge rule alone would flip the direction every level there.
+    const bool large = static_cast<double>(s->frontier_size) * pull_to_push >= static_cast<double>(a.n);
+    s->pulling = large && (s->pulling || static_cast<double>(s->frontier_edges) * push_to_pull >
+                                             static_cast<double>(s->unexplored_edges));
+  }
+  s->on_grid = s->pulling || s->frontier_size > Policy::small_vertices ||
+               s->frontier_edges > static_cast<unsigned long long>(Policy::small_edges);
+}
+
+// After a step (one thread): the appended vertices become the frontier.
+__device__ void finish(const BfsArgs& a) {
+  volatile BfsState* s = a.st;
+  const auto appended = static_cast<long long>(s->next_size);
+  if (appended == 0) {
+    s->done = 1;
+    return;
+  }
+  s->depth = s->depth + 1;
+  a.level_sizes[s->depth - 1] = appended;
+  s->frontier_size = appended;
+  s->next_size = 0;
+  s->cur = s->cur ^ 1;
+  s->frontier_edges = s->next_out_edges;
+  s->unexplored_edges = s->unexplored_edges - static_cast<long long>(s->next_in_edges);
+  s->next_out_edges = 0;
+  s->next_in_edges = 0;
+  decide(a);
+}
+
+__global__ void init_kernel(BfsArgs a, long long source) {
+  a.level[source] = 0;
+  a.parent[source] = source;
+  a.queue[0][0] = static_cast<int>(source);
+  BfsState* s = a.st;
+  s->depth = 0;
+  s->frontier_size = 1;
+  s->next_size = 0;
+  s->frontier_edges = static_cast<unsigned long long>(a.ro[source + 1] - a.ro[source]);
+  s->next_out_edges = 0;
+  s->next_in_edges = 0;
+  s->unexplored_edges = a.ro[a.n] - (a.tro[source + 1] - a.tro[source]);
+  s->examined = 0;
+  s->cur = 0;
+  s->pulling = 0;
+  s->done = 0;
+  decide(a);
+}
+
+// Small push levels in a loop, until the traversal ends or a level is the grid's.
+__global__ void __launch_bounds__(Policy::block_threads) block_steps(BfsArgs a) {
+  __shared__ int stop;
+  const volatile BfsState* s = a.st;
+  for (;;) {
+    if (threadIdx.x == 0) stop = s->done || s->on_grid;
+    __syncthreads();
+    if (stop) return;
+    push_step(a, s->depth + 1, s->frontier_size, s->cur, threadIdx.x / 32, blockDim.x / 32);
+    __syncthreads();
+    if (threadIdx.x == 0) finish(a);
+    __syncthreads();
+  }
+}
+
+__global__ void grid_step(BfsArgs a) {
+  const volatile BfsState* s = a.st;
+  if (s->done || !s->on_grid) return;
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
+  if (s->pulling) pull_step(a, s->depth + 1, s->cur, warp, warps);
+  else push_step(a, s->depth + 1, s->frontier_size, s->cur, warp, warps);
+}
+
+__global__ void grid_finish(BfsArgs a) {
+  // The same test as grid_step's, on fields the step does not change.
+  if (!a.st->done && a.st->on_grid) finish(a);
+}
+
+}  // namespace
+
+void bfs(BfsRun& run) {
+  const ops::Ctx c(run.A->device);
+  const Device dev = run.A->device;
+  const Index n = run.A->nrows;
+  RawBuffer state = ops::temp<BfsState>(1, dev);
+  RawBuffer q0 = ops::temp<int>(n, dev), q1 = ops::temp<int>(n, dev);
+  RawBuffer sizes = ops::temp<long long>(n, dev);
+  BfsArgs a;
+  a.ro = run.A->row_offsets.as<Index>();
+  a.ci = run.A->col_indices.as<ColIndex>();
+  a.tro = run.At->row_offsets.as<Index>();
+  a.tci = run.At->col_indices.as<ColIndex>();
+  a.n = n;
+  a.level = reinterpret_cast<long long*>(run.levels);
+  a.parent = reinterpret_cast<long long*>(run.parents);
+  a.queue[0] = q0.as<int>();
+  a.queue[1] = q1.as<int>();
+  a.level_sizes = sizes.as<long long>();
+  a.st = state.as<BfsState>();
+  a.forced = run.direction;
+
+  long long* level = a.level;
+  long long* parent = a.parent;
+  ops::for_each(n, c.stream, [=] __device__(Index i) {
+    level[i] = -1;
+    parent[i] = LLONG_MAX;  // above every id, for the push step's atomicMin
+  });
+  init_kernel<<<1, 1, 0, c.stream>>>(a, run.source);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+  const unsigned grid = step_grid();
+  BfsState host{};
+  for (;;) {
+    block_steps<<<1, Policy::block_threads, 0, c.stream>>>(a);
+    GEBLAS_CUDA_CHECK_LAUNCH();
+    for (int b = 0; b < Policy::step_batch; ++b) {
+      grid_step<<<grid, Policy::grid_threads, 0, c.stream>>>(a);
+      GEBLAS_CUDA_CHECK_LAUNCH();
+      grid_finish<<<1, 1, 0, c.stream>>>(a);
+      GEBLAS_CUDA_CHECK_LAUNCH();
+    }
+    GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&host, a.st, sizeof(BfsState), cudaMemcpyDeviceToHost, c.stream));
+    GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    if (host.done) break;
+  }
+  ops::for_each(n, c.stream, [=] __device__(Index i) {
+    if (level[i] < 0) parent[i] = -1;
+  });
+  run.depth = static_cast<int>(host.depth);
+  run.edges_examined = static_cast<double>(host.examined);
+  run.level_sizes.assign(static_cast<std::size_t>(host.depth), 0);
+  if (host.depth > 0)
+    GEBLAS_CUDA_CHECK(cudaMemcpyAsync(run.level_sizes.data(), a.level_sizes,
+                                      static_cast<std::size_t>(host.depth) * sizeof(long long),
+                                      cudaMemcpyDeviceToHost, c.stream));
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  run.reached = 1;
+  for (auto s : run.level_sizes) run.reached += s;
+}
 
 }  // namespace geblas::detail::cuda::graph

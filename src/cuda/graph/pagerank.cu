@@ -36,14 +36,17 @@ namespace {
 using ops::Ctx;
 using ops::temp;
 
-// Not tuned by measurement yet (first GPU run pending): 256 threads and 8 blocks per SM
-// fill an sm_90 SM; a row is "long" when its group would loop more than 64 times, the
-// point where one row starts to outlast a block's share of an average graph; 2048-entry
-// chunks give each of a block's 256 threads 8 entries.
+// 256 threads fill an sm_90 SM at 8 blocks; the short-row grid is capped at 32 blocks
+// per SM (4 waves), not 8: with 8, R-MAT scale 20 (1M rows) left every group 62 rows to
+// walk one after the other, 4.6x one cuSPARSE SpMV per iteration (H100, 2026-11-25
+// 15:25), and the blocks' partial changes are summed by a whole block, so more blocks
+// cost little. A row is "long" when its group would loop more than 64 times, the point
+// where one row starts to outlast a block's share of an average graph; 2048-entry chunks
+// give each of a block's 256 threads 8 entries. Neither is swept yet.
 struct PageRankPolicy {
   static constexpr int threads = 256;
   static constexpr int max_lanes = 32;
-  static constexpr int blocks_per_sm = 8;
+  static constexpr int blocks_per_sm = 32;
   static constexpr Index long_row_passes = 64;
   static constexpr Index chunk = 2048;
 };
@@ -210,14 +213,20 @@ __global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArg
       else
         for (Index p = b + threadIdx.x; p < e; p += blockDim.x) part += static_cast<double>(a.xs[a.ci[p]]);
       part = block_sum(part, shared);
+      const Index first = a.chunk_first[k], pieces = a.chunk_first[k + 1] - first;
       if (threadIdx.x == 0) {
         a.chunk_partials[c] = part;
         __threadfence();
-        const unsigned pieces = static_cast<unsigned>(a.chunk_first[k + 1] - a.chunk_first[k]);
-        last = atomicAdd(&a.arrivals[k], 1u) == pieces - 1;
-        if (last) {
-          double total = 0;
-          for (Index q = a.chunk_first[k]; q < a.chunk_first[k + 1]; ++q) total += __ldcg(&a.chunk_partials[q]);
+        last = atomicAdd(&a.arrivals[k], 1u) == static_cast<unsigned>(pieces - 1);
+      }
+      __syncthreads();
+      if (last) {
+        // The row's partials, read by the whole block (a serial loop of dependent L2
+        // reads cost microseconds per hundred partials); same order every time.
+        double total = 0;
+        for (Index q = threadIdx.x; q < pieces; q += blockDim.x) total += __ldcg(&a.chunk_partials[first + q]);
+        total = block_sum(total, shared);
+        if (threadIdx.x == 0) {
           a.arrivals[k] = 0;
           finish_row(a, row, static_cast<V>(total), change);
         }
@@ -225,19 +234,35 @@ __global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArg
       __syncthreads();
     }
   }
-  // The iteration's L1 change: block sums in block order, by the last block to finish.
+  // The iteration's L1 change: the last block to finish adds the blocks' sums, all its
+  // threads reading (one thread reading a thousand partials one after the other cost
+  // more than the iteration: the H100 run of 2026-11-25 14:59 took 50-77 us per
+  // iteration on graphs whose SpMV takes 20-30 us), in the same order every time.
   const double mine = block_sum(change, shared);
   if (threadIdx.x == 0) {
     a.block_changes[blockIdx.x] = mine;
     __threadfence();
     last = atomicAdd(&a.control->blocks_done, 1u) == gridDim.x - 1;
-    if (last) {
-      double delta = 0;
-      for (unsigned bi = 0; bi < gridDim.x; ++bi) delta += __ldcg(&a.block_changes[bi]);
+  }
+  __syncthreads();
+  if (last) {
+    double part = 0;
+    for (unsigned bi = threadIdx.x; bi < gridDim.x; bi += blockDim.x) part += __ldcg(&a.block_changes[bi]);
+    const double delta = block_sum(part, shared);
+    if (threadIdx.x == 0) {
       *a.delta_out = delta;
       a.control->blocks_done = 0;
       if (delta < a.tolerance) a.control->stop = 1;
     }
+  }
+}
+
+template <class V>
+__global__ void initialise_slot(Index m, const V* start, V uniform, const V* scale, V* x, V* xs) {
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+    const V v = start ? start[i] : uniform;
+    x[i] = v;
+    xs[i] = v * scale[i];
   }
 }
 
@@ -258,6 +283,12 @@ PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
       static_cast<unsigned>(std::min<Index>(plan->chunks, Index(std::max(sms, 1)) * PageRankPolicy::blocks_per_sm));
   const unsigned grid = short_blocks + chunk_blocks;
 
+  if (a.initialise && m > 0) {
+    initialise_slot<V><<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+        m, static_cast<const V*>(a.start), static_cast<V>(a.start_uniform), static_cast<const V*>(a.scale),
+        static_cast<V*>(a.x[current]), static_cast<V*>(a.xs[current]));
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
   RawBuffer deltas = temp<double>(count, c.device);
   RawBuffer control = temp<Control>(1, c.device);
   RawBuffer block_changes = temp<double>(grid, c.device);

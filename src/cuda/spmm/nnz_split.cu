@@ -1,7 +1,7 @@
 // nnz_split: every warp gets the same number of entries of A, not the same number of rows.
-// A work list (built once per A and kept in its derived cache) cuts the rows into units:
-// a run of consecutive whole rows holding at most S entries (and at most 32 rows), or,
-// for a row longer than S, one piece of S entries of it. A warp stages its unit's
+// A work list (built once per A on its device and kept in its derived cache) cuts the
+// rows into units: a run of consecutive whole rows holding at most S entries (and at
+// most 32 rows), or, for a row longer than S, one piece of S entries of it. A warp stages its unit's
 // entries and row offsets in shared memory, splits the unit's entries into one
 // contiguous stretch per entry slot (the slot layout of warp_row.cuh: W lanes of V
 // columns each) and walks it with U loads of B in flight, across row boundaries. A row
@@ -20,8 +20,8 @@
 
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
+#include "cuda/ops/common.cuh"
 #include "cuda/spmm/warp_row.cuh"
-#include "geblas/detail/host_buffer.hpp"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
@@ -58,40 +58,88 @@ struct UnitPlan {
   Index unit_count = 0, cut_count = 0, piece_count = 0;
 };
 
-// The work list for S entries per unit, on A's device.
+// The work list for S entries per unit, built on A's device: rows are taken in blocks of
+// max_unit_rows, and one thread walks each block greedily (a run of whole rows while it
+// holds at most S entries, or the pieces of a row longer than S), so a unit never
+// crosses a block boundary. Units hold at most max_unit_rows rows anyway, so this costs
+// at most one extra unit per block against a greedy walk over the whole matrix, and it
+// makes the walk parallel: a count pass, three prefix sums, a fill pass.
+struct BlockWalk {
+  Index units = 0, pieces = 0, cuts = 0;
+};
+
+template <bool Fill>
+__device__ BlockWalk walk_block(Index blk, Index m, const Index* ro, int S, Unit* units, CutRow* cut,
+                                Index unit_at, Index piece_at, Index cut_at) {
+  BlockWalk w;
+  const Index end = min(m, (blk + 1) * NnzSplitPolicy::max_unit_rows);
+  for (Index i = blk * NnzSplitPolicy::max_unit_rows; i < end;) {
+    const Index len = ro[i + 1] - ro[i];
+    if (len > S) {
+      const int pieces = static_cast<int>((len + S - 1) / S);
+      if constexpr (Fill) {
+        const int c = static_cast<int>(cut_at + w.cuts);
+        const int first = static_cast<int>(piece_at + w.pieces);
+        cut[c] = {i, first, pieces};
+        int q = 0;
+        for (Index e = ro[i]; e < ro[i + 1]; e += S, ++q)
+          units[unit_at + w.units + q] = {e, i, static_cast<int>(min(Index(S), ro[i + 1] - e)), 1, first + q, c};
+      }
+      w.units += pieces;
+      w.pieces += pieces;
+      w.cuts += 1;
+      ++i;
+      continue;
+    }
+    Index r = i;  // takes row i at least (len <= S)
+    while (r < end && ro[r + 1] - ro[i] <= S) ++r;
+    if constexpr (Fill)
+      units[unit_at + w.units] = {ro[i], i, static_cast<int>(ro[r] - ro[i]), static_cast<int>(r - i), -1, -1};
+    w.units += 1;
+    i = r;
+  }
+  return w;
+}
+
+__global__ void units_count(Index blocks, Index m, const Index* ro, int S, Index* units, Index* pieces, Index* cuts) {
+  for (Index b = Index(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += Index(gridDim.x) * blockDim.x) {
+    const BlockWalk w = walk_block<false>(b, m, ro, S, nullptr, nullptr, 0, 0, 0);
+    units[b] = w.units;
+    pieces[b] = w.pieces;
+    cuts[b] = w.cuts;
+  }
+}
+
+__global__ void units_fill(Index blocks, Index m, const Index* ro, int S, const Index* unit_at, const Index* piece_at,
+                           const Index* cut_at, Unit* units, CutRow* cut) {
+  for (Index b = Index(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += Index(gridDim.x) * blockDim.x)
+    walk_block<true>(b, m, ro, S, units, cut, unit_at[b], piece_at[b], cut_at[b]);
+}
+
 std::shared_ptr<const UnitPlan> plan_for(const SparseStorage& A, int S) {
   return derived<UnitPlan>(A, "spmm_nnz_units:" + std::to_string(S), [&] {
-    const std::vector<Index> ro = vector_from<Index>(A.row_offsets, static_cast<std::size_t>(A.nrows + 1));
-    const auto at = [&](Index i) { return ro[static_cast<std::size_t>(i)]; };
-    std::vector<Unit> units;
-    std::vector<CutRow> cut;
-    int pieces = 0;
-    for (Index i = 0; i < A.nrows;) {
-      const Index len = at(i + 1) - at(i);
-      if (len > S) {
-        const int c = static_cast<int>(cut.size());
-        cut.push_back({i, pieces, static_cast<int>((len + S - 1) / S)});
-        for (Index s = at(i); s < at(i + 1); s += S)
-          units.push_back({s, i, static_cast<int>(std::min<Index>(S, at(i + 1) - s)), 1, pieces++, c});
-        ++i;
-        continue;
-      }
-      Index r = i;  // takes row i at least (len <= S)
-      while (r < A.nrows && r - i < NnzSplitPolicy::max_unit_rows && at(r + 1) - at(i) <= S) ++r;
-      units.push_back({at(i), i, static_cast<int>(at(r) - at(i)), static_cast<int>(r - i), -1, -1});
-      i = r;
+    ops::Ctx c(A.device);
+    const Index m = A.nrows;
+    const Index blocks = (m + NnzSplitPolicy::max_unit_rows - 1) / NnzSplitPolicy::max_unit_rows;
+    const Index* ro = A.row_offsets.as<Index>();
+    RawBuffer unit_at = ops::temp<Index>(blocks + 1, c.device), piece_at = ops::temp<Index>(blocks + 1, c.device),
+              cut_at = ops::temp<Index>(blocks + 1, c.device);
+    if (blocks > 0) {
+      units_count<<<ops::blocks_for(blocks), ops::LaunchPolicy::threads, 0, c.stream>>>(
+          blocks, m, ro, S, unit_at.as<Index>(), piece_at.as<Index>(), cut_at.as<Index>());
+      GEBLAS_CUDA_CHECK_LAUNCH();
     }
     UnitPlan plan;
-    plan.unit_count = static_cast<Index>(units.size());
-    plan.cut_count = static_cast<Index>(cut.size());
-    plan.piece_count = pieces;
-    if (!units.empty()) {
-      plan.units = RawBuffer(units.size() * sizeof(Unit), A.device);
-      copy_bytes(plan.units.data(), A.device, units.data(), Device::cpu(), units.size() * sizeof(Unit));
-    }
-    if (!cut.empty()) {
-      plan.cut_rows = RawBuffer(cut.size() * sizeof(CutRow), A.device);
-      copy_bytes(plan.cut_rows.data(), A.device, cut.data(), Device::cpu(), cut.size() * sizeof(CutRow));
+    plan.unit_count = ops::counts_to_offsets(unit_at.as<Index>(), blocks, c.stream);
+    plan.piece_count = ops::counts_to_offsets(piece_at.as<Index>(), blocks, c.stream);
+    plan.cut_count = ops::counts_to_offsets(cut_at.as<Index>(), blocks, c.stream);
+    if (plan.unit_count > 0) plan.units = RawBuffer(static_cast<std::size_t>(plan.unit_count) * sizeof(Unit), A.device);
+    if (plan.cut_count > 0) plan.cut_rows = RawBuffer(static_cast<std::size_t>(plan.cut_count) * sizeof(CutRow), A.device);
+    if (blocks > 0) {
+      units_fill<<<ops::blocks_for(blocks), ops::LaunchPolicy::threads, 0, c.stream>>>(
+          blocks, m, ro, S, unit_at.as<Index>(), piece_at.as<Index>(), cut_at.as<Index>(), plan.units.as<Unit>(),
+          plan.cut_rows.as<CutRow>());
+      GEBLAS_CUDA_CHECK_LAUNCH();
     }
     return plan;
   });
@@ -107,9 +155,9 @@ struct FoldCounters {
 std::shared_ptr<const FoldCounters> counters_for(const SparseStorage& A, int S, Index cut_count, Index tiles) {
   return derived<FoldCounters>(A, "spmm_nnz_count:" + std::to_string(S) + ":" + std::to_string(tiles), [&] {
     FoldCounters f;
-    const std::vector<unsigned> zero(static_cast<std::size_t>(cut_count * tiles), 0u);
-    f.counts = RawBuffer(zero.size() * sizeof(unsigned), A.device);
-    copy_bytes(f.counts.data(), A.device, zero.data(), Device::cpu(), zero.size() * sizeof(unsigned));
+    const std::size_t bytes = static_cast<std::size_t>(cut_count * tiles) * sizeof(unsigned);
+    f.counts = RawBuffer(bytes, A.device);
+    if (bytes) zero_bytes(f.counts.data(), A.device, bytes);
     return f;
   });
 }

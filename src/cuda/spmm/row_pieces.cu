@@ -3,7 +3,7 @@
 // are spread over many warps instead of serialising one. Pieces write partial rows to
 // the workspace; a second kernel folds each cut row's pieces in order with the
 // semiring's add (no atomics, so every semiring works) and writes C. The work list
-// depends only on A and P, so it is built once on the host and kept in A's derived
+// depends only on A and P, so it is built once on A's device and kept in A's derived
 // cache. P scales with the number of entries a warp consumes per step (entry slots x
 // unroll), so the longest piece costs a fixed number of dependent steps for every N.
 // Takes half and bfloat16: partial rows stay in float (the compute type), so a cut row
@@ -12,8 +12,8 @@
 
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
+#include "cuda/ops/common.cuh"
 #include "cuda/spmm/warp_row.cuh"
-#include "geblas/detail/host_buffer.hpp"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
@@ -44,31 +44,59 @@ struct PiecesPlan {
   Index unit_count = 0, cut_count = 0, piece_count = 0;
 };
 
+// One pass per row: its number of units (1, or its pieces when it is cut), whether it
+// is cut, and its pieces; then, after the three prefix sums, each row writes its units.
+__global__ void pieces_count(Index m, const Index* ro, Index P, Index* units, Index* cuts, Index* pieces) {
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+    const Index len = ro[i + 1] - ro[i];
+    const Index k = len > P ? (len + P - 1) / P : 0;
+    units[i] = k > 0 ? k : 1;
+    cuts[i] = k > 0;
+    pieces[i] = k;
+  }
+}
+
+__global__ void pieces_fill(Index m, const Index* ro, Index P, const Index* unit_at, const Index* cut_at,
+                            const Index* piece_at, Unit* units, CutRow* cut) {
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+    const Index b = ro[i], e = ro[i + 1];
+    if (e - b <= P) {
+      units[unit_at[i]] = {b, e, static_cast<int>(i), -1};
+      continue;
+    }
+    const int first = static_cast<int>(piece_at[i]);
+    cut[cut_at[i]] = {static_cast<int>(i), first, static_cast<int>((e - b + P - 1) / P)};
+    Index u = unit_at[i];
+    int q = first;
+    for (Index s = b; s < e; s += P) units[u++] = {s, s + P < e ? s + P : e, static_cast<int>(i), q++};
+  }
+}
+
+// The work list for piece length P, built on A's device (three prefix sums; only their
+// totals come back) and kept in A's derived cache.
 std::shared_ptr<const PiecesPlan> plan_for(const SparseStorage& A, Index P) {
   return derived<PiecesPlan>(A, "spmm_pieces:" + std::to_string(P), [&] {
-    const std::vector<Index> ro = vector_from<Index>(A.row_offsets, static_cast<std::size_t>(A.nrows + 1));
-    std::vector<Unit> units;
-    std::vector<CutRow> cut;
-    units.reserve(static_cast<std::size_t>(A.nrows));
-    int pieces = 0;
-    for (Index i = 0; i < A.nrows; ++i) {
-      const Index b = ro[static_cast<std::size_t>(i)], e = ro[static_cast<std::size_t>(i + 1)];
-      if (e - b <= P) {
-        units.push_back({b, e, static_cast<int>(i), -1});
-        continue;
-      }
-      cut.push_back({static_cast<int>(i), pieces, static_cast<int>((e - b + P - 1) / P)});
-      for (Index s = b; s < e; s += P) units.push_back({s, s + P < e ? s + P : e, static_cast<int>(i), pieces++});
-    }
+    ops::Ctx c(A.device);
+    const Index m = A.nrows;
+    const Index* ro = A.row_offsets.as<Index>();
+    RawBuffer unit_at = ops::temp<Index>(m + 1, c.device), cut_at = ops::temp<Index>(m + 1, c.device),
+              piece_at = ops::temp<Index>(m + 1, c.device);
     PiecesPlan plan;
-    plan.unit_count = static_cast<Index>(units.size());
-    plan.cut_count = static_cast<Index>(cut.size());
-    plan.piece_count = pieces;
-    plan.units = RawBuffer(units.size() * sizeof(Unit), A.device);
-    copy_bytes(plan.units.data(), A.device, units.data(), Device::cpu(), units.size() * sizeof(Unit));
-    if (!cut.empty()) {
-      plan.cut_rows = RawBuffer(cut.size() * sizeof(CutRow), A.device);
-      copy_bytes(plan.cut_rows.data(), A.device, cut.data(), Device::cpu(), cut.size() * sizeof(CutRow));
+    if (m > 0) {
+      pieces_count<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+          m, ro, P, unit_at.as<Index>(), cut_at.as<Index>(), piece_at.as<Index>());
+      GEBLAS_CUDA_CHECK_LAUNCH();
+    }
+    plan.unit_count = ops::counts_to_offsets(unit_at.as<Index>(), m, c.stream);
+    plan.cut_count = ops::counts_to_offsets(cut_at.as<Index>(), m, c.stream);
+    plan.piece_count = ops::counts_to_offsets(piece_at.as<Index>(), m, c.stream);
+    plan.units = RawBuffer(static_cast<std::size_t>(plan.unit_count) * sizeof(Unit), A.device);
+    if (plan.cut_count > 0) plan.cut_rows = RawBuffer(static_cast<std::size_t>(plan.cut_count) * sizeof(CutRow), A.device);
+    if (m > 0) {
+      pieces_fill<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+          m, ro, P, unit_at.as<Index>(), cut_at.as<Index>(), piece_at.as<Index>(), plan.units.as<Unit>(),
+          plan.cut_rows.as<CutRow>());
+      GEBLAS_CUDA_CHECK_LAUNCH();
     }
     return plan;
   });

@@ -3,6 +3,7 @@
 #include <geblas/geblas.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 int main() {
@@ -16,7 +17,13 @@ int main() {
   mxm(C, A, B, semiring::min_plus<float>{});
   const auto c = C.to_row_major();
   // row 0: 2 + inf = inf; row 1: 3 + 10 = 13; row 2: no entries -> identity inf
-  const bool ok = c[0] == inf && c[1] == 13.f && c[2] == inf;
-  std::printf("consumer: %s (cuda compiled: %d)\n", ok ? "ok" : "WRONG", cuda_compiled() ? 1 : 0);
+  bool ok = c[0] == inf && c[1] == 13.f && c[2] == inf;
+  // The loaded library, the headers and the build system must agree on the version.
+  ok = ok && std::strcmp(geblas::version(), GEBLAS_VERSION_STRING) == 0;
+#ifdef EXPECT_VERSION
+  ok = ok && std::strcmp(geblas::version(), EXPECT_VERSION) == 0;
+#endif
+  std::printf("consumer: %s (library %s, headers %s, cuda compiled: %d)\n", ok ? "ok" : "WRONG", geblas::version(),
+              GEBLAS_VERSION_STRING, cuda_compiled() ? 1 : 0);
   return ok ? 0 : 1;
 }
