@@ -41,8 +41,8 @@ using bench::HostCsr;
 
 namespace {
 
-const std::vector<std::string> all_algorithms = {"pagerank", "ppr", "sssp", "sssp-multi", "bfs",
-                                                 "bfs-multi", "cc", "tc", "gnn"};
+const std::vector<std::string> all_algorithms = {"pagerank",  "ppr", "sssp", "sssp-multi", "bfs",
+                                                 "bfs-multi", "cc",  "tc",   "gnn"};
 
 struct Config {
   Device device = default_device();
@@ -142,7 +142,8 @@ class Report {
           std::printf(" %s |", it == r.end() ? "" : it->value.c_str());
         }
         for (const auto& c : r)
-          if (std::find(cols.begin(), cols.end(), c.column) == cols.end()) std::printf(" %s: %s |", c.column.c_str(), c.value.c_str());
+          if (std::find(cols.begin(), cols.end(), c.column) == cols.end())
+            std::printf(" %s: %s |", c.column.c_str(), c.value.c_str());
         std::printf("\n");
       }
     }
@@ -171,12 +172,14 @@ GraphCase make_case(const std::string& name, const SparseMatrix<float>& file, co
   GraphCase gc;
   gc.name = name;
   if (file.nrows() != file.ncols())
-    throw DimensionMismatch(name + " is " + std::to_string(file.nrows()) + " x " + std::to_string(file.ncols()) + ", not a graph");
+    throw DimensionMismatch(name + " is " + std::to_string(file.nrows()) + " x " + std::to_string(file.ncols()) +
+                            ", not a graph");
   gc.g.n = file.nrows();
   gc.g.ro = file.row_offsets();
   gc.g.ci = file.col_indices();
   for (Index i = 0; i < gc.g.n; ++i)
-    std::sort(gc.g.ci.begin() + gc.g.ro[static_cast<std::size_t>(i)], gc.g.ci.begin() + gc.g.ro[static_cast<std::size_t>(i + 1)]);
+    std::sort(gc.g.ci.begin() + gc.g.ro[static_cast<std::size_t>(i)],
+              gc.g.ci.begin() + gc.g.ro[static_cast<std::size_t>(i + 1)]);
   std::vector<float> ones(gc.g.ci.size(), 1.0f), w(gc.g.ci.size());
   for (Index i = 0; i < gc.g.n; ++i)
     for (Index e = gc.g.ro[static_cast<std::size_t>(i)]; e < gc.g.ro[static_cast<std::size_t>(i + 1)]; ++e)
@@ -367,8 +370,9 @@ void bench_pagerank(Runner& run, GraphCase& gc, Reference& ref, double& pagerank
   // ||T(r) - r|| is about d times the last change; far above it, r is not the fixed point
   if (!nonneg || std::abs(sum - 1) > 1e-3 || residual > 2 * res.delta + 1e-4) {
     check = "FAILED";
-    rep.check_failed("pagerank", gc.name, "sum " + std::to_string(sum) + ", residual of one power-iteration step " +
-                                              std::to_string(residual) + " (last delta " + std::to_string(res.delta) + ")");
+    rep.check_failed("pagerank", gc.name,
+                     "sum " + std::to_string(sum) + ", residual of one power-iteration step " +
+                         std::to_string(residual) + " (last delta " + std::to_string(res.delta) + ")");
   }
   const double warm = run.warm_ms([&] { res = algo::pagerank(gc.A, po); });
   pagerank_warm = warm;
@@ -401,7 +405,8 @@ void bench_ppr(Runner& run, GraphCase& gc, Reference& ref, double pagerank_warm)
   for (Index j = 0; j < c.k; ++j) sets.push_back({gc.roots[static_cast<std::size_t>(j)]});
   algo::PersonalizedPageRankResult<float> multi;
   multi = algo::personalized_pagerank(gc.A, sets, po);  // warm-up (and the result checked)
-  const double t_multi = run.warm_ms([&] { multi = algo::personalized_pagerank(gc.A, sets, po); }, std::min(c.repeat, 3));
+  const double t_multi =
+      run.warm_ms([&] { multi = algo::personalized_pagerank(gc.A, sets, po); }, std::min(c.repeat, 3));
   const auto all = multi.ranks.to_col_major();
   const Index n = gc.g.n;
   std::string check = "ok";
@@ -411,14 +416,18 @@ void bench_ppr(Runner& run, GraphCase& gc, Reference& ref, double pagerank_warm)
   for (Index j = 0; j < c.k && (singles.size() < 2 || now_s() < t_end); ++j) {
     algo::PersonalizedPageRankResult<float> one;
     if (j == 0) one = algo::personalized_pagerank(gc.A, {sets[0]}, po);  // warm-up of the single-set path
-    singles.push_back(run.once_ms([&] { one = algo::personalized_pagerank(gc.A, {sets[static_cast<std::size_t>(j)]}, po); }));
+    singles.push_back(
+        run.once_ms([&] { one = algo::personalized_pagerank(gc.A, {sets[static_cast<std::size_t>(j)]}, po); }));
     single_iters = one.iterations;
     const auto col = one.ranks.to_col_major();
     double diff = 0;
-    for (Index i = 0; i < n; ++i) diff += std::abs(double(col[static_cast<std::size_t>(i)]) - all[static_cast<std::size_t>(j * n + i)]);
+    for (Index i = 0; i < n; ++i)
+      diff += std::abs(double(col[static_cast<std::size_t>(i)]) - all[static_cast<std::size_t>(j * n + i)]);
     if (diff > 1e-4) {
       check = "FAILED";
-      rep.check_failed("ppr", gc.name, "column " + std::to_string(j) + " differs from its single run by " + std::to_string(diff) + " (L1)");
+      rep.check_failed(
+          "ppr", gc.name,
+          "column " + std::to_string(j) + " differs from its single run by " + std::to_string(diff) + " (L1)");
     }
     if (j == 0) {
       const double residual = bench::pagerank_residual(gc.g, col, po.damping, sets[0]);
@@ -460,8 +469,9 @@ void bench_sssp(Runner& run, GraphCase& gc, Reference& ref) {
     if (std::isfinite(w)) ++reached;
     if (!(got == w || (std::isinf(got) && std::isinf(w)) || std::abs(got - w) <= 1e-6 * w)) {
       check = "FAILED";
-      rep.check_failed("sssp", gc.name, "distance of vertex " + std::to_string(i) + " is " + std::to_string(got) +
-                                            ", Dijkstra says " + std::to_string(w));
+      rep.check_failed("sssp", gc.name,
+                       "distance of vertex " + std::to_string(i) + " is " + std::to_string(got) + ", Dijkstra says " +
+                           std::to_string(w));
       break;
     }
   }
@@ -504,8 +514,9 @@ void bench_sssp_multi(Runner& run, GraphCase& gc, Reference& ref) {
     for (Index i = 0; i < n; ++i)
       if (d[static_cast<std::size_t>(i)] != all[static_cast<std::size_t>(j * n + i)]) {
         check = "FAILED";
-        rep.check_failed("sssp-multi", gc.name, "source " + std::to_string(j) + ", vertex " + std::to_string(i) +
-                                                    ": multi-source distance differs from the single-source run");
+        rep.check_failed("sssp-multi", gc.name,
+                         "source " + std::to_string(j) + ", vertex " + std::to_string(i) +
+                             ": multi-source distance differs from the single-source run");
         break;
       }
   }
@@ -526,17 +537,20 @@ void bench_sssp_multi(Runner& run, GraphCase& gc, Reference& ref) {
 
 // Levels equal the queue BFS's; every parent is an in-neighbour one level up.
 std::optional<std::string> check_bfs(const HostCsr& g, Index src, const std::vector<std::int64_t>& want,
-                                     const std::vector<std::int64_t>& levels, const std::vector<std::int64_t>& parents) {
+                                     const std::vector<std::int64_t>& levels,
+                                     const std::vector<std::int64_t>& parents) {
   for (Index v = 0; v < g.n; ++v) {
     const auto vi = static_cast<std::size_t>(v);
     if (levels[vi] != want[vi])
-      return "level of vertex " + std::to_string(v) + " is " + std::to_string(levels[vi]) + ", the queue BFS says " + std::to_string(want[vi]);
+      return "level of vertex " + std::to_string(v) + " is " + std::to_string(levels[vi]) + ", the queue BFS says " +
+             std::to_string(want[vi]);
     if (want[vi] < 0) {
       if (parents[vi] != -1) return "unreached vertex " + std::to_string(v) + " has a parent";
       continue;
     }
     const std::int64_t p = parents[vi];
-    if (v == src ? p != src : (p < 0 || p >= g.n || want[static_cast<std::size_t>(p)] != want[vi] - 1 || !g.has_edge(p, v)))
+    if (v == src ? p != src
+                 : (p < 0 || p >= g.n || want[static_cast<std::size_t>(p)] != want[vi] - 1 || !g.has_edge(p, v)))
       return "parent " + std::to_string(p) + " of vertex " + std::to_string(v) + " is not an in-neighbour one level up";
   }
   return std::nullopt;
@@ -599,7 +613,8 @@ void bench_bfs_multi(Runner& run, GraphCase& gc, Reference& ref) {
     singles.push_back(run.once_ms([&] { one = algo::bfs(gc.A, s); }));
     const auto want = one.levels.to_std_vector(-1);
     const auto off = static_cast<std::ptrdiff_t>(j * n);
-    const std::vector<std::int64_t> lj(levels.begin() + off, levels.begin() + off + n), pj(parents.begin() + off, parents.begin() + off + n);
+    const std::vector<std::int64_t> lj(levels.begin() + off, levels.begin() + off + n),
+        pj(parents.begin() + off, parents.begin() + off + n);
     if (auto bad = check_bfs(gc.g, s, want, lj, pj)) {
       check = "FAILED";
       rep.check_failed("bfs-multi", gc.name, "source column " + std::to_string(j) + " against its single run: " + *bad);
@@ -633,13 +648,16 @@ void bench_cc(Runner& run, GraphCase& gc, Reference& ref) {
   for (Index v = 0; v < gc.g.n; ++v)
     if (got[static_cast<std::size_t>(v)] != want[static_cast<std::size_t>(v)]) {
       check = "FAILED";
-      rep.check_failed("cc", gc.name, "label of vertex " + std::to_string(v) + " is " + std::to_string(got[static_cast<std::size_t>(v)]) +
-                                          ", union-find says " + std::to_string(want[static_cast<std::size_t>(v)]));
+      rep.check_failed("cc", gc.name,
+                       "label of vertex " + std::to_string(v) + " is " +
+                           std::to_string(got[static_cast<std::size_t>(v)]) + ", union-find says " +
+                           std::to_string(want[static_cast<std::size_t>(v)]));
       break;
     }
   if (res.count != count) {
     check = "FAILED";
-    rep.check_failed("cc", gc.name, "count " + std::to_string(res.count) + ", union-find says " + std::to_string(count));
+    rep.check_failed("cc", gc.name,
+                     "count " + std::to_string(res.count) + ", union-find says " + std::to_string(count));
   }
   const double warm = run.warm_ms([&] { res = algo::connected_components(gc.A); });
   const std::string bytes = run.pcie_bytes([&] { algo::connected_components(gc.A); });
@@ -662,7 +680,8 @@ void bench_tc(Runner& run, GraphCase& gc, Reference& ref) {
   auto fresh = run.fresh(gc.A);
   std::int64_t count = 0;
   const double cold = run.once_ms([&] { count = algo::triangle_count(fresh); });
-  const std::int64_t want = bench::triangles(gc.g);
+  const HostCsr L = bench::degree_oriented(gc.g);
+  const std::int64_t want = bench::triangles_oriented(L);
   std::string check = "ok";
   if (count != want) {
     check = "FAILED";
@@ -675,15 +694,16 @@ void bench_tc(Runner& run, GraphCase& gc, Reference& ref) {
   double product = -1;
   std::string product_note;
   try {
-    const HostCsr L = bench::degree_oriented(gc.g);
-    const auto Ld = SparseMatrix<double>::from_csr(L.n, L.n, L.ro, L.ci, std::vector<double>(L.ci.size(), 1.0)).to(run.config().device);
+    const auto Ld = SparseMatrix<double>::from_csr(L.n, L.n, L.ro, L.ci, std::vector<double>(L.ci.size(), 1.0))
+                        .to(run.config().device);
     SparseMatrix<double> C(L.n, L.n, run.config().device);
     auto masked = [&] { mxm(C, Ld, Ld, semiring::plus_pair<double>{}, {.mask = Mask::structure(Ld)}); };
     masked();
     const auto total = static_cast<std::int64_t>(reduce(C, monoid::plus<double>{}));
     if (total != want) {
       check = "FAILED";
-      rep.check_failed("tc", gc.name, "the masked product sums to " + std::to_string(total) + ", not " + std::to_string(want));
+      rep.check_failed("tc", gc.name,
+                       "the masked product sums to " + std::to_string(total) + ", not " + std::to_string(want));
     }
     product = run.warm_ms(masked);
   } catch (const std::exception& e) {
@@ -715,14 +735,17 @@ void bench_gnn(Runner& run, GraphCase& gc, Reference& ref) {
   // rows checked: all of a small graph, 4096 spread ones of a large one
   std::vector<Index> rows;
   for (Index i = 0; i < std::min<Index>(n, 4096); ++i)
-    rows.push_back(n <= 4096 ? i : static_cast<Index>(bench::splitmix64(static_cast<std::uint64_t>(i) + 99) % static_cast<std::uint64_t>(n)));
+    rows.push_back(n <= 4096 ? i
+                             : static_cast<Index>(bench::splitmix64(static_cast<std::uint64_t>(i) + 99) %
+                                                  static_cast<std::uint64_t>(n)));
   const double spmm = ref.spmm_ms(f);
   DenseMatrix<float> P(n, f, c.device);
   mxm(P, gc.A, X, semiring::plus_times<float>{});
   const double plain = run.warm_ms([&] { mxm(P, gc.A, X, semiring::plus_times<float>{}); }, std::max(c.repeat, 5));
 
   using RowFn = void (*)(const HostCsr&, const std::vector<float>&, Index, Index, std::vector<double>&);
-  auto one = [&](const std::string& kind, RowFn host_row, const std::function<void(const SparseMatrix<float>&)>& cold_call,
+  auto one = [&](const std::string& kind, RowFn host_row,
+                 const std::function<void(const SparseMatrix<float>&)>& cold_call,
                  const std::function<void()>& warm_call) {
     guarded(rep, "gnn", gc.name, [&] {
       auto fresh = run.fresh(gc.A);
@@ -763,15 +786,18 @@ void bench_gnn(Runner& run, GraphCase& gc, Reference& ref) {
     });
   };
   SparseMatrix<float> A_hat;
-  one("gcn", bench::gcn_row,
+  one(
+      "gcn", bench::gcn_row,
       [&](const SparseMatrix<float>& A) {
         A_hat = algo::gcn_normalize(A);
         algo::gcn_aggregate(Y, A_hat, X);
       },
       [&] { algo::gcn_aggregate(Y, A_hat, X); });
-  one("sage-mean", bench::sage_mean_row, [&](const SparseMatrix<float>& A) { algo::sage_mean_aggregate(Y, A, X); },
+  one(
+      "sage-mean", bench::sage_mean_row, [&](const SparseMatrix<float>& A) { algo::sage_mean_aggregate(Y, A, X); },
       [&] { algo::sage_mean_aggregate(Y, gc.A, X); });
-  one("sage-max", bench::sage_max_row, [&](const SparseMatrix<float>& A) { algo::sage_max_aggregate(Y, A, X); },
+  one(
+      "sage-max", bench::sage_max_row, [&](const SparseMatrix<float>& A) { algo::sage_max_aggregate(Y, A, X); },
       [&] { algo::sage_max_aggregate(Y, gc.A, X); });
 }
 
@@ -824,7 +850,8 @@ Config parse(int argc, char** argv) {
       else if (a == "--algorithms") {
         c.algorithms.clear();
         for (const auto& x : bench::split(v, ',')) {
-          if (std::find(all_algorithms.begin(), all_algorithms.end(), x) == all_algorithms.end()) usage("unknown algorithm " + x);
+          if (std::find(all_algorithms.begin(), all_algorithms.end(), x) == all_algorithms.end())
+            usage("unknown algorithm " + x);
           c.algorithms.insert(x);
         }
       } else if (a == "--k") c.k = std::stoll(v);
@@ -856,8 +883,7 @@ void process_warmup(const Config& c) {
   auto swallow = [](const std::function<void()>& f) {
     try {
       f();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   };
   swallow([&] { algo::pagerank(gc.A); });
   swallow([&] { algo::personalized_pagerank(gc.A, {{0}, {1}}); });
@@ -890,40 +916,55 @@ int main(int argc, char** argv) {
     Report report(c.device.str(), c.csv);
     Runner run(c, report);
     const bool cusparse = c.device.is_cuda() && bench::cusparse_available();
-    std::printf("# bench_algorithms on %s; k = %lld sources / seed sets, %lld features, %d timed repeats (median), budget %.0f s\n",
-                c.device.str().c_str(), static_cast<long long>(c.k), static_cast<long long>(c.features), c.repeat, c.budget_s);
+    std::printf(
+        "# bench_algorithms on %s; k = %lld sources / seed sets, %lld features, %d timed repeats (median), budget %.0f "
+        "s\n",
+        c.device.str().c_str(), static_cast<long long>(c.k), static_cast<long long>(c.features), c.repeat, c.budget_s);
     if (cusparse)
-      std::printf("# reference products: cuSPARSE (SpMV: best of ALG_DEFAULT and CSR_ALG2; SpMM: best of ALG_DEFAULT, CSR_ALG2,\n"
-                  "#   CSR_ALG3, ALG3 preprocessing untimed; csr2csc: cusparseCsr2cscEx2), on the pattern of A (values 1)\n");
+      std::printf(
+          "# reference products: cuSPARSE (SpMV: best of ALG_DEFAULT and CSR_ALG2; SpMM: best of ALG_DEFAULT, "
+          "CSR_ALG2,\n"
+          "#   CSR_ALG3, ALG3 preprocessing untimed; csr2csc: cusparseCsr2cscEx2), on the pattern of A (values 1)\n");
     else
-      std::printf("# reference products: geblas's own plus_times mxm and transpose on %s, on the pattern of A (values 1)\n",
-                  c.device.str().c_str());
-    std::printf("# times: 'warm' = median of calls on a matrix whose derived cache is filled; 'cold' = the first call on a\n"
-                "#   fresh device copy of A (empty cache: every set-up included). Roots: the first vertices with out-degree\n"
-                "#   > 0 of splitmix64(seed << 32 | a) mod n, a = 0, 1, ... (seed %llu); single runs use the first.\n"
-                "# SSSP weights: every graph (pattern or not) gets w(i, j) = 1 + splitmix64(min(i,j) << 32 | max(i,j)) mod 100,\n"
-                "#   integers in [1, 100], symmetric; the other algorithms use the pattern.\n",
-                static_cast<unsigned long long>(c.seed));
-    report.note("pagerank", "Defaults (damping 0.85, tolerance 1e-6, <= 100 iterations). ms/iteration = warm / iterations. "
-                            "Check: ranks >= 0 summing to 1, and one host power-iteration step moves them by <= 2 x the last "
-                            "delta + 1e-4 (L1). 'cold / that' is issue 11's set-up target (<= 1.3x).");
-    report.note("ppr", "k seed sets of one root each in one call vs single-set calls (each column checked against its "
-                       "single run, L1 <= 1e-4; the first single run against a host power-iteration step). Singles run "
-                       "until --singles-s, then extrapolated (gain = k x median single / k-set time).");
-    report.note("sssp", "Checked against a host Dijkstra (every distance). products = edges_relaxed / nnz x SpMV: the "
-                        "relaxed edges at SpMV speed.");
-    report.note("sssp-multi", "Every column of the k-source result that has a single run equals it exactly (integer weights).");
-    report.note("bfs", "GTEPS = out-edges of the reached vertices / warm time. Levels checked against a host queue BFS, "
-                       "every parent an in-neighbour one level up. products = edges_examined / nnz x SpMV.");
+      std::printf(
+          "# reference products: geblas's own plus_times mxm and transpose on %s, on the pattern of A (values 1)\n",
+          c.device.str().c_str());
+    std::printf(
+        "# times: 'warm' = median of calls on a matrix whose derived cache is filled; 'cold' = the first call on a\n"
+        "#   fresh device copy of A (empty cache: every set-up included). Roots: the first vertices with out-degree\n"
+        "#   > 0 of splitmix64(seed << 32 | a) mod n, a = 0, 1, ... (seed %llu); single runs use the first.\n"
+        "# SSSP weights: every graph (pattern or not) gets w(i, j) = 1 + splitmix64(min(i,j) << 32 | max(i,j)) mod "
+        "100,\n"
+        "#   integers in [1, 100], symmetric; the other algorithms use the pattern.\n",
+        static_cast<unsigned long long>(c.seed));
+    report.note("pagerank",
+                "Defaults (damping 0.85, tolerance 1e-6, <= 100 iterations). ms/iteration = warm / iterations. "
+                "Check: ranks >= 0 summing to 1, and one host power-iteration step moves them by <= 2 x the last "
+                "delta + 1e-4 (L1). 'cold / that' is issue 11's set-up target (<= 1.3x).");
+    report.note("ppr",
+                "k seed sets of one root each in one call vs single-set calls (each column checked against its "
+                "single run, L1 <= 1e-4; the first single run against a host power-iteration step). Singles run "
+                "until --singles-s, then extrapolated (gain = k x median single / k-set time).");
+    report.note("sssp",
+                "Checked against a host Dijkstra (every distance). products = edges_relaxed / nnz x SpMV: the "
+                "relaxed edges at SpMV speed.");
+    report.note("sssp-multi",
+                "Every column of the k-source result that has a single run equals it exactly (integer weights).");
+    report.note("bfs",
+                "GTEPS = out-edges of the reached vertices / warm time. Levels checked against a host queue BFS, "
+                "every parent an in-neighbour one level up. products = edges_examined / nnz x SpMV.");
     report.note("bfs-multi", "Columns with a single run checked: levels equal to the single run's, parents valid.");
-    report.note("cc", "Labels checked against host union-find (smallest vertex id of each component). "
-                      "products = rounds x SpMV.");
-    report.note("tc", "Checked against a host count (degree-ordered merge intersection). The masked product is "
-                      "C<L> = L plus.pair L (public mxm, double) with L the degree-oriented half built on the host; "
-                      "it is also checked to sum to the count.");
-    report.note("gnn", "4096 rows (all of a smaller graph) checked against the host aggregation. 'plain mxm' = geblas "
-                       "plus_times SpMM of A at the same width; cold = first call on a fresh copy (gcn: gcn_normalize + "
-                       "gcn_aggregate).");
+    report.note("cc",
+                "Labels checked against host union-find (smallest vertex id of each component). "
+                "products = rounds x SpMV.");
+    report.note("tc",
+                "Checked against a host count (degree-ordered merge intersection). The masked product is "
+                "C<L> = L plus.pair L (public mxm, double) with L the degree-oriented half built on the host; "
+                "it is also checked to sum to the count.");
+    report.note("gnn",
+                "4096 rows (all of a smaller graph) checked against the host aggregation. 'plain mxm' = geblas "
+                "plus_times SpMM of A at the same width; cold = first call on a fresh copy (gcn: gcn_normalize + "
+                "gcn_aggregate).");
 
     process_warmup(c);
 
@@ -951,8 +992,8 @@ int main(int argc, char** argv) {
           continue;
         }
         if (c.graphs == "all" && A.nvals() < c.min_nnz) continue;
-        std::printf("# %s: %lld vertices, %lld entries (%.0f s elapsed)\n", short_name.c_str(), static_cast<long long>(A.nrows()),
-                    static_cast<long long>(A.nvals()), run.elapsed());
+        std::printf("# %s: %lld vertices, %lld entries (%.0f s elapsed)\n", short_name.c_str(),
+                    static_cast<long long>(A.nrows()), static_cast<long long>(A.nvals()), run.elapsed());
         std::fflush(stdout);
         try {
           GraphCase gc = make_case(short_name, A, c);
@@ -971,8 +1012,8 @@ int main(int argc, char** argv) {
         const auto pos = static_cast<std::uint64_t>(std::find(specs.begin(), specs.end(), spec) - specs.begin());
         auto generated = bench::generated_graphs(spec, 20261123 + pos);
         auto& hg = generated.front();
-        std::printf("# %s: %lld vertices, %lld entries (%.0f s elapsed)\n", hg.name.c_str(), static_cast<long long>(hg.A.nrows()),
-                    static_cast<long long>(hg.A.nvals()), run.elapsed());
+        std::printf("# %s: %lld vertices, %lld entries (%.0f s elapsed)\n", hg.name.c_str(),
+                    static_cast<long long>(hg.A.nrows()), static_cast<long long>(hg.A.nvals()), run.elapsed());
         std::fflush(stdout);
         try {
           GraphCase gc = make_case(hg.name, hg.A, c);

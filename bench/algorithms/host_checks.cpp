@@ -112,7 +112,8 @@ HostCsr degree_oriented(const HostCsr& g) {
   HostCsr s;
   s.n = g.n;
   s.ro.assign(static_cast<std::size_t>(g.n + 1), 0);
-  for (Index u = 0; u < g.n; ++u) s.ro[static_cast<std::size_t>(u + 1)] = s.ro[static_cast<std::size_t>(u)] + deg[static_cast<std::size_t>(u)];
+  for (Index u = 0; u < g.n; ++u)
+    s.ro[static_cast<std::size_t>(u + 1)] = s.ro[static_cast<std::size_t>(u)] + deg[static_cast<std::size_t>(u)];
   s.ci.resize(static_cast<std::size_t>(s.ro.back()));
   std::vector<Index> fill(s.ro.begin(), s.ro.end() - 1);
   for (Index u = 0; u < g.n; ++u)
@@ -144,8 +145,9 @@ HostCsr degree_oriented(const HostCsr& g) {
   return L;
 }
 
-std::int64_t triangles(const HostCsr& g) {
-  const HostCsr L = degree_oriented(g);
+std::int64_t triangles(const HostCsr& g) { return triangles_oriented(degree_oriented(g)); }
+
+std::int64_t triangles_oriented(const HostCsr& L) {
   std::int64_t count = 0;
   for (Index a = 0; a < L.n; ++a)
     for (Index e = L.ro[static_cast<std::size_t>(a)]; e < L.ro[static_cast<std::size_t>(a + 1)]; ++e) {
@@ -169,7 +171,8 @@ std::int64_t triangles(const HostCsr& g) {
   return count;
 }
 
-double pagerank_residual(const HostCsr& g, const std::vector<float>& r, double damping, const std::vector<Index>& seeds) {
+double pagerank_residual(const HostCsr& g, const std::vector<float>& r, double damping,
+                         const std::vector<Index>& seeds) {
   const auto n = static_cast<std::size_t>(g.n);
   std::vector<double> next(n, 0.0);
   double dangling = 0;
@@ -203,7 +206,8 @@ void gcn_row(const HostCsr& g, const std::vector<float>& X, Index f, Index i, st
     const double w = 1.0 / std::sqrt(di * static_cast<double>(degree(j)));
     for (Index c = 0; c < f; ++c) out[static_cast<std::size_t>(c)] += w * X[static_cast<std::size_t>(j * f + c)];
   };
-  for (Index e = g.ro[static_cast<std::size_t>(i)]; e < g.ro[static_cast<std::size_t>(i + 1)]; ++e) add(g.ci[static_cast<std::size_t>(e)]);
+  for (Index e = g.ro[static_cast<std::size_t>(i)]; e < g.ro[static_cast<std::size_t>(i + 1)]; ++e)
+    add(g.ci[static_cast<std::size_t>(e)]);
   if (!g.has_edge(i, i)) add(i);
 }
 

@@ -36,11 +36,13 @@ std::int64_t triangles(const HostCsr& g);                              // undire
 // (degree, id): row i lists the j with (deg j, j) < (deg i, i). Every triangle appears
 // once as L(a, b), L(a, c), L(b, c); L plus.pair L masked by L sums to the count.
 HostCsr degree_oriented(const HostCsr& g);
+std::int64_t triangles_oriented(const HostCsr& L);  // the count from degree_oriented's L
 
 // ||T(r) - r||_1 for T one power-iteration step of (personalized) PageRank on the
 // pattern of g: T(r) = d P' r + (d * dangling mass + 1 - d) p, with p uniform (seeds
 // empty) or uniform over `seeds`.
-double pagerank_residual(const HostCsr& g, const std::vector<float>& r, double damping, const std::vector<Index>& seeds);
+double pagerank_residual(const HostCsr& g, const std::vector<float>& r, double damping,
+                         const std::vector<Index>& seeds);
 
 // Row i of the aggregations (f features, X row-major n x f), into out (f values):
 // GCN over A + I with D^-1/2 scaling; GraphSAGE mean (0 for an isolated row) and max

@@ -128,7 +128,7 @@ def main():
             failed = True
         gb, gs = float(bfs["ms (warm)"]), float(sssp["ms (warm)"])
         print(f"| {g} | {G.number_of_nodes()} | {G.number_of_edges()} | {root} | {reached} | {t_bfs * 1e3:.1f} | {gb:.2f} | "
-              f"{t_bfs * 1e3 / gb:.1f}x | {t_sp * 1e3:.1f} | {gs:.2f} | {t_sp * 1e3 / gs:.1f}x |", flush=True)
+              f"{t_bfs * 1e3 / gb:.2f}x | {t_sp * 1e3:.1f} | {gs:.2f} | {t_sp * 1e3 / gs:.2f}x |", flush=True)
     return 1 if failed else 0
 
 

@@ -11,16 +11,16 @@
 #include <algorithm>
 #include <random>
 
-#define BENCH_CUDA(call)                                                                                   \
-  do {                                                                                                     \
-    const cudaError_t e_ = (call);                                                                         \
-    if (e_ != cudaSuccess) throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(e_));   \
+#define BENCH_CUDA(call)                                                                                 \
+  do {                                                                                                   \
+    const cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(e_)); \
   } while (0)
-#define BENCH_CUSPARSE(call)                                                                               \
-  do {                                                                                                     \
-    const cusparseStatus_t s_ = (call);                                                                    \
-    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                                     \
-      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(s_));                    \
+#define BENCH_CUSPARSE(call)                                                            \
+  do {                                                                                  \
+    const cusparseStatus_t s_ = (call);                                                 \
+    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(s_)); \
   } while (0)
 
 namespace geblas::bench {
@@ -86,8 +86,8 @@ struct CusparseCsr::Impl {
 
   ~Impl() {
     if (h) cusparseDestroy(h);
-    for (void* p : {static_cast<void*>(off), static_cast<void*>(col), static_cast<void*>(val),
-                    static_cast<void*>(toff), static_cast<void*>(tcol), static_cast<void*>(tval)})
+    for (void* p : {static_cast<void*>(off), static_cast<void*>(col), static_cast<void*>(val), static_cast<void*>(toff),
+                    static_cast<void*>(tcol), static_cast<void*>(tval)})
       if (p) cudaFree(p);
   }
 
@@ -153,7 +153,8 @@ Timed CusparseCsr::spmv(const std::vector<float>& x, int reps, bool transposed, 
                                            alg, &bytes));
     void* buffer = device_alloc<char>(bytes);
     const double ms = median_ms(reps, [&] {
-      BENCH_CUSPARSE(cusparseSpMV(p.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, vx, &beta, vy, CUDA_R_32F, alg, buffer));
+      BENCH_CUSPARSE(
+          cusparseSpMV(p.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, vx, &beta, vy, CUDA_R_32F, alg, buffer));
     });
     cudaFree(buffer);
     if (best.ms < 0 || ms < best.ms) best = {ms, alg == CUSPARSE_SPMV_ALG_DEFAULT ? "spmv_default" : "spmv_csr_alg2"};
@@ -190,19 +191,21 @@ Timed CusparseCsr::spmm(Index N, int reps) {
   for (auto alg : {CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_CSR_ALG3}) {
     std::size_t bytes = 0;
     // An algorithm cuSPARSE refuses for this shape is skipped: the best of the others stands.
-    if (cusparseSpMM_bufferSize(p.h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, &bytes) != CUSPARSE_STATUS_SUCCESS)
+    if (cusparseSpMM_bufferSize(p.h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, &bytes) !=
+        CUSPARSE_STATUS_SUCCESS)
       continue;
     void* buffer = device_alloc<char>(bytes);
-    if (alg == CUSPARSE_SPMM_CSR_ALG3 &&
-        cusparseSpMM_preprocess(p.h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, buffer) != CUSPARSE_STATUS_SUCCESS) {
+    if (alg == CUSPARSE_SPMM_CSR_ALG3 && cusparseSpMM_preprocess(p.h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg,
+                                                                 buffer) != CUSPARSE_STATUS_SUCCESS) {
       cudaFree(buffer);
       continue;
     }
-    const double ms = median_ms(reps, [&] {
-      BENCH_CUSPARSE(cusparseSpMM(p.h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, buffer));
-    });
+    const double ms = median_ms(
+        reps, [&] { BENCH_CUSPARSE(cusparseSpMM(p.h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, buffer)); });
     cudaFree(buffer);
-    const char* name = alg == CUSPARSE_SPMM_ALG_DEFAULT ? "spmm_default" : alg == CUSPARSE_SPMM_CSR_ALG2 ? "spmm_csr_alg2" : "spmm_csr_alg3";
+    const char* name = alg == CUSPARSE_SPMM_ALG_DEFAULT ? "spmm_default"
+                       : alg == CUSPARSE_SPMM_CSR_ALG2  ? "spmm_csr_alg2"
+                                                        : "spmm_csr_alg3";
     if (best.ms < 0 || ms < best.ms) best = {ms, name};
   }
   cusparseDestroySpMat(A);
@@ -241,7 +244,9 @@ struct CusparseCsr::Impl {};
 bool cusparse_available() { return false; }
 CusparseCsr::CusparseCsr(const SparseMatrix<float>&) { throw std::runtime_error("built without cuSPARSE"); }
 CusparseCsr::~CusparseCsr() = default;
-Timed CusparseCsr::spmv(const std::vector<float>&, int, bool, std::vector<float>*) { throw std::runtime_error("built without cuSPARSE"); }
+Timed CusparseCsr::spmv(const std::vector<float>&, int, bool, std::vector<float>*) {
+  throw std::runtime_error("built without cuSPARSE");
+}
 Timed CusparseCsr::spmm(Index, int) { throw std::runtime_error("built without cuSPARSE"); }
 Timed CusparseCsr::csr2csc(int) { throw std::runtime_error("built without cuSPARSE"); }
 double device_copy_bandwidth_gbs(std::size_t, int) { throw std::runtime_error("built without cuSPARSE"); }

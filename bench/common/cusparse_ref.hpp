@@ -19,8 +19,8 @@ namespace geblas::bench {
 bool cusparse_available();
 
 struct Timed {
-  double ms = -1;        // median of the timed calls
-  std::string alg;       // the cuSPARSE algorithm that gave it (best of those tried)
+  double ms = -1;   // median of the timed calls
+  std::string alg;  // the cuSPARSE algorithm that gave it (best of those tried)
 };
 
 class CusparseCsr {

@@ -95,12 +95,14 @@ std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t 
     ++seed;
     if (f.size() == 3 && f[0] == "uniform") {
       const Index rows = std::stoll(f[1]), nnz = std::stoll(f[2]);
-      if (rows < 1 || nnz < 1 || rows >= (Index{1} << 31)) throw InvalidValue("generated graph " + spec + ": rows and nnz must be positive, rows < 2^31");
+      if (rows < 1 || nnz < 1 || rows >= (Index{1} << 31))
+        throw InvalidValue("generated graph " + spec + ": rows and nnz must be positive, rows < 2^31");
       out.push_back({"uniform-" + f[1] + "-" + f[2], false, uniform_csr(rows, nnz, seed)});
       out.back().name = "uniform-" + f[1] + "-" + std::to_string(out.back().A.nvals());
     } else if (f.size() == 3 && f[0] == "rmat") {
       const int scale = std::stoi(f[1]), ef = std::stoi(f[2]);
-      if (scale < 1 || scale > 30 || ef < 1) throw InvalidValue("generated graph " + spec + ": scale must be in [1, 30] and edge factor >= 1");
+      if (scale < 1 || scale > 30 || ef < 1)
+        throw InvalidValue("generated graph " + spec + ": scale must be in [1, 30] and edge factor >= 1");
       out.push_back({"rmat-" + f[1] + "-" + f[2], false, rmat_csr(scale, ef, seed)});
     } else {
       throw InvalidValue("generated graph '" + spec + "': expected uniform:ROWS:NNZ or rmat:SCALE:EDGE_FACTOR");

@@ -15,7 +15,7 @@ namespace geblas::bench {
 
 struct HostGraph {
   std::string name;
-  bool shared = false;  // from the shared data folder (the issues' targets are stated over these)
+  bool shared = false;    // from the shared data folder (the issues' targets are stated over these)
   SparseMatrix<float> A;  // host CSR
 };
 
