@@ -382,6 +382,10 @@ TEST_CASE("geblas --version, per-command help and one error prefix", "[tool][cli
   CHECK(r.out.find("--damping") != std::string::npos);
   CHECK(r.out.find("0.85") != std::string::npos);  // defaults shown
   CHECK(r.out.find("--semiring") == std::string::npos);  // only pagerank's options
+  r = tool("help");
+  CHECK(r.code == 0);
+  for (const char* c : {"info", "pagerank", "sssp", "bfs", "cc", "tc", "spmm", "convert", "Exit codes"})
+    CHECK(r.out.find(c) != std::string::npos);
   r = tool("help sssp");
   CHECK(r.code == 0);
   CHECK(r.out.find("--weights") != std::string::npos);

@@ -250,7 +250,8 @@ CliArgs parse_cli(int argc, const char* const* argv) {
     a = CliArgs{};
     a.command = Command::help;
     if (help_topic.empty()) {
-      a.text = app.help();
+      // app.help() would describe the selected subcommand ("help" itself).
+      a.text = app.get_formatter()->make_help(&app, "geblas", CLI::AppFormatMode::Normal);
     } else {
       CLI::App* sub = nullptr;
       for (const char* c : kCommands)
@@ -309,7 +310,7 @@ std::string usage() {
   std::string topic;
   CLI::App app{"", "geblas"};
   build(app, a, r, topic);
-  return app.help();
+  return app.get_formatter()->make_help(&app, "geblas", CLI::AppFormatMode::Normal);
 }
 
 }  // namespace geblas::cli
