@@ -160,7 +160,7 @@ void build(CLI::App& app, CliArgs& a, Raw& r, std::string& help_topic) {
   add_output(pr, a);
   add_common(pr, a, r, true);
 
-  CLI::App* sssp = app.add_subcommand("sssp", "shortest paths from --sources (Bellman-Ford over min_plus)");
+  CLI::App* sssp = app.add_subcommand("sssp", "shortest paths from --sources (frontier relaxation for one source, min_plus SpMM rounds for several)");
   graph(sssp);
   sssp->add_option("--sources", r.sources, "comma-separated source vertices (default: 0)")->type_name("LIST");
   sssp->add_option("--weights", r.weights,

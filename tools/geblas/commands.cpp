@@ -258,8 +258,11 @@ void sssp(const CliArgs& a, Device dev) {
   }
   t.compute = sw.seconds();
   const T inf = geblas::detail::upper_bound_value<T>();
-  say("sssp: %lld source(s), %d Bellman-Ford rounds%s, weights %s\n", static_cast<long long>(k), rounds,
-      k > 1 ? " (one min_plus SpMM each)" : "",
+  // One source runs near-far frontier relaxation (Bellman-Ford when weights are signed);
+  // several sources one min_plus SpMM per round.
+  say("sssp: %lld source(s), %d rounds (%s), weights %s\n", static_cast<long long>(k), rounds,
+      k > 1 ? "one min_plus SpMM each"
+            : (a.weights == Weights::signed_ ? "Bellman-Ford, negative cycles detected" : "near-far frontier relaxation"),
       a.weights == Weights::abs ? "abs (|stored value|)" : a.weights == Weights::signed_ ? "signed (as stored)" : "unit (1 per edge)");
   for (Index j = 0; j < k && j < std::max<Index>(a.top, 1); ++j) {
     Index reached = 0, far = sources[j];
