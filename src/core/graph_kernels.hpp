@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "geblas/detail/storage.hpp"
@@ -113,5 +114,13 @@ struct GraphKernels {
   // replaced.
   void (*orient_by_degree)(SparseStorage& L, const SparseStorage& S);
 };
+
+// The entries, in the table's order: each backend declares them with
+// GEBLAS_DECLARE_GRAPH_ENTRY (each takes its table field's signature, so a backend that
+// disagrees fails to compile) and fills its table with GEBLAS_GRAPH_TABLE_FIELD.
+#define GEBLAS_GRAPH_ENTRIES(X) \
+  X(pagerank_iterate) X(bfs) X(sssp) X(connected_components) X(scale_sparse) X(orient_by_degree)
+#define GEBLAS_DECLARE_GRAPH_ENTRY(name) std::remove_pointer_t<decltype(::geblas::detail::GraphKernels::name)> name;
+#define GEBLAS_GRAPH_TABLE_FIELD(name) .name = name,
 
 }  // namespace geblas::detail

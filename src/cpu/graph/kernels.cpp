@@ -4,14 +4,7 @@
 namespace geblas::detail::cpu::graph {
 
 const GraphKernels& kernels() {
-  static const GraphKernels table{
-      .pagerank_iterate = pagerank_iterate,
-      .bfs = bfs,
-      .sssp = sssp,
-      .connected_components = connected_components,
-      .scale_sparse = scale_sparse,
-      .orient_by_degree = orient_by_degree,
-  };
+  static const GraphKernels table{GEBLAS_GRAPH_ENTRIES(GEBLAS_GRAPH_TABLE_FIELD)};
   return table;
 }
 

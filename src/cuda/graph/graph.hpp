@@ -6,13 +6,7 @@
 
 namespace geblas::detail::cuda::graph {
 
-PageRankBatch pagerank_iterate(const PageRankIterate& args, int current, int count);
-void bfs(BfsRun& run);
-void sssp(SsspRun& run);
-void connected_components(ComponentsRun& run);
-void scale_sparse(SparseStorage& T, const SparseStorage& A, TypeId type, const void* row, const void* col,
-                  bool pattern_only, bool unit_diagonal);
-void orient_by_degree(SparseStorage& L, const SparseStorage& S);
+GEBLAS_GRAPH_ENTRIES(GEBLAS_DECLARE_GRAPH_ENTRY)
 
 // The table of the entries above.
 const GraphKernels& kernels();
