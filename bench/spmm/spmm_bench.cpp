@@ -24,7 +24,12 @@
 //              [--n=32,64,128,256,512] [--reps=20] [--min-nnz=0] [--variants=1]
 //              [--semirings=1] [--single=1] [--overhead=1] [--budget-s=0 (none)]
 //              [--csv=FILE] [--type=float32|float16|bfloat16]
+//              [--profile=1] [--only=variant,variant,...]
+// --profile=1 runs each timed implementation once more between cudaProfilerStart and
+// cudaProfilerStop, so that `ncu --profile-from-start off` sees exactly one call of each,
+// in the order of the CSV rows; --only limits the geblas variants timed (and profiled).
 #include <cuda_runtime.h>
+#include <cuda_profiler_api.h>
 #include <cusparse.h>
 
 #include <algorithm>
@@ -73,6 +78,8 @@ struct Args {
   double budget_s = 0;   // > 0: no new (graph, N) case starts after this many seconds
   std::string csv;
   std::string type = "float32";  // float16 / bfloat16: the 16-bit path (bench_16bit)
+  bool profile = false;          // one extra call per implementation inside a profiler range
+  std::vector<std::string> only;  // geblas variants to time (empty: every variant)
 };
 
 using bench::split;
@@ -97,6 +104,8 @@ Args parse(int argc, char** argv) {
     else if (auto v = val("budget-s")) a.budget_s = std::atof(v);
     else if (auto v = val("csv")) a.csv = v;
     else if (auto v = val("type")) a.type = v;
+    else if (auto v = val("profile")) a.profile = std::atoi(v) != 0;
+    else if (auto v = val("only")) a.only = split(v, ',');
     else { std::fprintf(stderr, "unknown argument %s (see the file header)\n", argv[i]); std::exit(2); }
   }
   if (a.type != "float32" && a.type != "float16" && a.type != "bfloat16") {
@@ -120,6 +129,16 @@ Graph uniform_graph(Index rows, Index nnz, std::uint64_t seed) {
 
 Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed) {
   return {"rmat-" + std::to_string(scale) + "-" + std::to_string(edge_factor), false, bench::rmat_csr(scale, edge_factor, seed)};
+}
+
+// One call of `call` inside a profiler range (ncu --profile-from-start off), after the
+// timed calls, so that the profile sees a warm call with caches and plans in place.
+void profiled(const std::function<void()>& call, cudaStream_t stream) {
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_CUDA(cudaProfilerStart());
+  call();
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_CUDA(cudaProfilerStop());
 }
 
 // Median milliseconds per call of `call`, queued on `stream`.
@@ -346,10 +365,12 @@ int bench_16bit(const Args& args, std::vector<Graph>& graphs, cusparseHandle_t h
         CHECK_CUDA(cudaStreamSynchronize(stream));
         r.err = max_rel_diff(widen(C.to_row_major()), reference);
         if (r.err > tol) std::printf("# WARNING: cuSPARSE %s differs from geblas fp32 on %s N=%lld: %.2e\n", r.impl.c_str(), g.name.c_str(), static_cast<long long>(n), r.err);
-        r.ms = time_ms([&] {
+        const auto cus_call = [&] {
           cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matA, matB,
                        &beta, matC, CUDA_R_32F, alg, buffer);
-        }, stream, args.reps);
+        };
+        r.ms = time_ms(cus_call, stream, args.reps);
+        if (args.profile) profiled(cus_call, stream);
         emit(r);
         cudaFree(buffer);
       }
@@ -675,10 +696,12 @@ int main(int argc, char** argv) {
         } else {
           r.err = max_rel_diff(got, reference);
         }
-        r.ms = time_ms([&] {
+        const auto cus_call = [&] {
           cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matA, matB,
                        &beta, matC, CUDA_R_32F, alg, buffer);
-        }, stream, args.reps);
+        };
+        r.ms = time_ms(cus_call, stream, args.reps);
+        if (args.profile) profiled(cus_call, stream);
         cus_ms[r.impl] = r.ms;
         emit(r);
         cudaFree(buffer);
@@ -694,7 +717,10 @@ int main(int argc, char** argv) {
 
       // geblas: the dispatcher, then each variant
       std::vector<std::string> impls = {""};
-      if (args.variants) impls.insert(impls.end(), variants.begin(), variants.end());
+      if (args.variants)
+        for (const auto& v : variants)
+          if (args.only.empty() || std::find(args.only.begin(), args.only.end(), v) != args.only.end())
+            impls.push_back(v);
       for (const auto& v : impls) {
         Row r = base;
         r.impl = "geblas:" + (v.empty() ? std::string("auto") : v);
@@ -702,6 +728,7 @@ int main(int argc, char** argv) {
         r.chosen = last_dispatch().variant;
         r.err = max_rel_diff(c_rows(), reference);
         r.ms = time_ms([&] { mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v}); }, stream, args.reps);
+        if (args.profile) profiled([&] { mxm(C, A, B, semiring::plus_times<float>{}, {.variant = v}); }, stream);
         // checked again after the timed calls: state kept between calls (cached plans,
         // workspaces, arrival counters) must leave every call's result right (sampled
         // rows beyond 5e7 outputs, see sampled_rows).
