@@ -200,7 +200,15 @@ __device__ __forceinline__ void emit(const Operands<typename Ops::Stored, RowMaj
   else store_vec<typename Ops::T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
 }
 
-template <class Ops, int V, bool RowMajor>
+// The stretch walked row by row: each row's share of the stretch is its own loop with U
+// loads in flight and no row-boundary test per entry (the entry-by-entry walk tests every
+// entry and keeps the row switch, with its write, inside the unrolled body); a row's
+// remainder leaves up to U - 1 load slots idle, which the per-entry walk fills from the
+// next row. Fewer instructions per entry, so it pays where each entry costs many loads
+// (large N: on the H100 run of 2026-11-25 3-12% faster than the per-entry walk on
+// ego-Twitter, cit-HepPh, musae-crocodile and R-MAT 20 at N = 128..512) and loses where
+// rows are short and N small (20-40% slower at N = 32).
+template <class Ops, int V, bool RowMajor, bool RowWise>
 __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     nnz_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
                      Index unit_count, typename Ops::T* __restrict__ partial, const CutRow* __restrict__ cut_rows,
@@ -258,6 +266,55 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     for (int v = 0; v < V; ++v) acc[v] = ops.identity();
     int cur = first;
     int cur_end = so[cur + 1];
+    bool gather = false;
+    if constexpr (RowWise) {
+      if (lo < hi) {
+        for (;;) {
+          const int rb = so[cur];
+          const int ee = min(hi, cur_end);
+          for (int e0 = max(lo, rb); e0 < ee; e0 += U) {
+            Stored b[U][V];
+            T aa[U];
+#pragma unroll
+            for (int q = 0; q < U; ++q) {
+              const int e = e0 + q;
+              aa[q] = T(1);
+              if (e < ee) {
+                if constexpr (Ops::reads_a) aa[q] = sv[e];
+                if (active) load_vec<Stored, V>(op.b_at(sc[e], j), b[q]);
+              }
+            }
+            if (active) {
+#pragma unroll
+              for (int q = 0; q < U; ++q)
+                if (e0 + q < ee) {
+                  T bq[V];
+                  widen_vec(b[q], bq);
+#pragma unroll
+                  for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[q], bq[v]));
+                }
+            }
+          }
+          if (rb < lo) {
+            // begun by an earlier slot (ending here or going on): that slot adds this part
+#pragma unroll
+            for (int v = 0; v < V; ++v) s_head[wib][lane][v] = acc[v];
+          } else if (cur_end > hi) {
+            gather = true;  // begun here, going on in the next slots
+            break;
+          } else if (active) {
+            emit<Ops, V, RowMajor>(op, ops, u, cur, j, partial, acc);
+          }
+          if (cur_end >= hi) break;
+          // the next row with entries: entry cur_end < hi lies in one
+          do ++cur;
+          while (so[cur + 1] == so[cur]);
+          cur_end = so[cur + 1];
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+        }
+      }
+    } else {
     for (int e0 = lo; e0 < hi; e0 += U) {
       Stored b[U][V];
       T aa[U];
@@ -297,7 +354,6 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
       }
     }
     // The stretch's last row: finished here, or cut by the stretch's end.
-    bool gather = false;
     if (lo < hi) {
       if (so[cur] < lo) {
         // begun by an earlier slot (ending here or going on): that slot adds this part
@@ -309,6 +365,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
         emit<Ops, V, RowMajor>(op, ops, u, cur, j, partial, acc);
       }
     }
+    }  // entry-by-entry walk
     __syncwarp();
     if (gather) {
       for (int t = slot + 1; t < slots; ++t) {
@@ -368,7 +425,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::fold_threads)
   }
 }
 
-template <class Ops, int V, bool RowMajor>
+template <class Ops, int V, bool RowMajor, bool RowWise>
 void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const auto plan = plan_for(*p.matrix, unit_entries(p, sp));
@@ -387,7 +444,7 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
     keep = counters_for(*p.matrix, unit_entries(p, sp), plan->cut_count, tiles);
     counters = keep->counts.as<unsigned>();
   }
-  nnz_split_kernel<Ops, V, RowMajor><<<grid, NnzSplitPolicy::block_threads, 0, stream>>>(
+  nnz_split_kernel<Ops, V, RowMajor, RowWise><<<grid, NnzSplitPolicy::block_threads, 0, stream>>>(
       op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial, plan->cut_rows.as<CutRow>(), counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
   if (plan->cut_count > 0 && !counters) {
@@ -413,36 +470,37 @@ std::size_t workspace_bytes(const SpmmProblem& p) {
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
-template <int Steps, int MaxLanes, bool Fused>
+template <int Steps, int MaxLanes, bool Fused, bool RowWise = false>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   constexpr Split sp{Steps, MaxLanes, Fused};
   if (p.m == 0 || p.n == 0) return;
   with_ops<Takes16::fast_vector>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (is_16bit_stored<typename Ops::Stored>) {
-      launch<Ops, full, true>(p, ops, sp, workspace, stream);  // can_implement: vector-aligned only
+      launch<Ops, full, true, RowWise>(p, ops, sp, workspace, stream);  // can_implement: vector-aligned only
     } else if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, sp, workspace, stream);
-      return launch<Ops, 1, true>(p, ops, sp, workspace, stream);
+      if (vector_aligned(p, full)) return launch<Ops, full, true, RowWise>(p, ops, sp, workspace, stream);
+      return launch<Ops, 1, true, RowWise>(p, ops, sp, workspace, stream);
     } else {
-      launch<Ops, 1, RowMajor>(p, ops, sp, workspace, stream);
+      launch<Ops, 1, RowMajor, RowWise>(p, ops, sp, workspace, stream);
     }
   });
 }
 
 }  // namespace
 
-// Five shapes of the same kernels (the shape is a property of the cached work list and
-// of the launch only, so they cost no compile time): 4 rounds of U loads per slot and
-// unit with a second kernel folding pieces (`nnz_split`); the same with pieces folded
-// inside the kernel by the last piece to finish (`nnz_split_fused`: one launch less); 16
-// rounds (`nnz_split_long`: fewer, longer units; the staging cap of 256 entries bounds
-// every shape); 4 rounds with slots of at most 8 lanes (`nnz_split_line`: 128-byte column
+// Five shapes of the same kernel (the shape is a property of the cached work list and of
+// the launch only, so they cost no compile time): 4 rounds of U loads per slot and unit
+// with a second kernel folding pieces (`nnz_split`); the same with pieces folded inside
+// the kernel by the last piece to finish (`nnz_split_fused`: one launch less); 16 rounds
+// (`nnz_split_long`: fewer, longer units; the staging cap of 256 entries bounds every
+// shape); 4 rounds with slots of at most 8 lanes (`nnz_split_line`: 128-byte column
 // tiles, one line of B per entry and slot, N / 32 tiles for float, so that more rows of
 // B fit in L1), and the same with 16 rounds (`nnz_split_line_long`). The last three fold
-// inside the kernel. All five are timed by bench_spmm --variants=1 and forced by the
-// tests; the dispatcher's rules (which cite the H100 runs they were fitted on) pick
-// nnz_split_fused and nnz_split_long, and no rule picks the other three.
+// inside the kernel. A sixth, `nnz_split_rows_long`, is nnz_split_long over the row-by-row
+// walk (the kernel's RowWise option, a second set of kernels). All are timed by
+// bench_spmm --variants=1 and forced by the tests; which ones the dispatcher picks, and
+// on which runs that rests, is in cuda/spmm/policy/dispatch_policy.cpp.
 const SpmmVariant& nnz_split_variant() {
   static const SpmmVariant v{"nnz_split", "equal entries per warp: runs of short rows or pieces of long ones, 4 rounds",
                              can_implement, workspace_bytes<4, 32, false>, run<4, 32, false>};
@@ -465,6 +523,12 @@ const SpmmVariant& nnz_split_line_variant() {
   static const SpmmVariant v{"nnz_split_line",
                              "nnz_split with 128-byte column tiles (one line of B per entry and slot), folded inside",
                              can_implement, workspace_bytes<4, 8, true>, run<4, 8, true>};
+  return v;
+}
+
+const SpmmVariant& nnz_split_rows_long_variant() {
+  static const SpmmVariant v{"nnz_split_rows_long", "nnz_split_long with each slot's stretch walked row by row",
+                             can_implement, workspace_bytes<16, 32, true>, run<16, 32, true, true>};
   return v;
 }
 

@@ -1,0 +1,155 @@
+// The CUDA-core SpMM dispatch rules (see dispatch_policy.hpp). Each constant names the run
+// it was fitted on; docs/notes/spmm-tuning.md has the tables behind them.
+#include "cuda/spmm/policy/dispatch_policy.hpp"
+
+#include <array>
+#include <mutex>
+
+#include "cuda/check.cuh"
+
+namespace geblas::detail::cuda::spmm {
+namespace {
+
+struct DispatchPolicy {
+  // Small graphs (below nnz_split_min_entries), measured on the H200 (bench_spmm, fp32
+  // plus_times, every shared graph, N = 32..512):
+  // - rows all at most `short_row` long and N <= `short_row_max_n`: row_group ran
+  //   2.5-3x faster than row_split on luxembourg_osm and wing at N = 32, 1.3-1.6x at
+  //   N = 64, and lost from N = 128 on;
+  // - a longest row above `long_row`: row_pieces beat row_split by 1.5-20x on every
+  //   power-law graph, while for longest rows of 47..99 entries row_split was equal or
+  //   up to 1.4x faster;
+  // - otherwise row_split.
+  static constexpr Index short_row = 8;
+  static constexpr Index short_row_max_n = 64;
+  static constexpr Index long_row = 128;
+  // The nnz_split family from nnz_split_min_entries entries on. Fitted on the H100 runs of
+  // 2026-11-23 (final call) and 2026-11-25 (second call: the 17 shared graphs >= 100k
+  // entries, R-MAT 20 and 22, uniform 1M x 16M, N = 32..512, the variants forced):
+  // - rows all <= short_row: nnz_split_fused (1.32-2.25x on luxembourg_osm and wing);
+  // - B too large for L2 (one 128-byte column tile of B's rows, k x 128 bytes, above
+  //   `l2_tiles` times the L2 size): nnz_split_long up to N = small_n2, then
+  //   nnz_split_line_long, whose 128-byte column tiles keep the rows of B in use within
+  //   L2 (uniform 1M x 16M 1.16-1.25x the best cuSPARSE at N >= 128 against 1.08-1.17x
+  //   with nnz_split_long; R-MAT 22 1.14-1.18x against 1.06-1.09x; R-MAT 20 0.98-1.02x,
+  //   where nnz_split_rows_long was 1.03-1.07x; at N <= 64 nnz_split_long 1.06-1.94x).
+  //   Before, these graphs were above the family's range and ran row_pieces / row_split
+  //   (0.81-0.93x on R-MAT 20, 0.83x on uniform at N = 32).
+  // - a longest row > long_row, N <= small_n: nnz_split_long from huge_nnz entries,
+  //   row_pieces where the mean row is >= dense_mean_row, else nnz_split_fused;
+  // - a longest row > long_row, N > small_n, many_rows rows or more: nnz_split_rows_long
+  //   from N = large_n where the mean row is >= walk_rows_mean (ego-Twitter 0.97-0.99x
+  //   against 0.88-0.91x with nnz_split_long, cit-HepPh 0.96-1.18x against 0.92-1.11x,
+  //   musae-facebook 0.84-1.05x against 0.79-1.03x), else nnz_split_long (email-Enron and
+  //   as-caida, mean rows 10 and 4, lost 5-15% with the row walk);
+  // - a longest row > long_row, fewer rows: nnz_split_rows_long at N >= wide_n from
+  //   some_rows rows (musae-crocodile 0.80x against 0.68x with row_pieces, astro-ph 1.09x
+  //   against 0.94x, ca-AstroPh 1.00x against 0.93x at N = 512); else row_pieces_long where
+  //   the longest row is >= hub_row (row_pieces folded 32-entry pieces of hub rows for a
+  //   third of its time, see row_pieces.cu; row_pieces_long's gain was not yet measured
+  //   when this rule was written), else row_pieces;
+  // - longest row in (short_row, long_row]: nnz_split_fused for a mean row below
+  //   sparse_mean_row (p2p-Gnutella31, 74% empty rows), else row_split (bcsstk16).
+  static constexpr Index nnz_split_min_entries = 100000;
+  static constexpr double l2_tiles = 2;
+  static constexpr Index small_n = 32;
+  static constexpr Index small_n2 = 64;
+  static constexpr Index large_n = 128;
+  static constexpr Index wide_n = 512;
+  static constexpr Index huge_nnz = 900000;
+  static constexpr double dense_mean_row = 20;
+  static constexpr double walk_rows_mean = 12;
+  static constexpr Index many_rows = 20000;
+  static constexpr Index some_rows = 10000;
+  static constexpr Index hub_row = 1024;
+  static constexpr double sparse_mean_row = 8;
+};
+
+}  // namespace
+
+const GpuTraits& gpu_traits(int device) {
+  static std::mutex mutex;
+  static std::array<GpuTraits, 64> cache{};
+  if (device < 0 || device >= static_cast<int>(cache.size()))
+    throw InvalidValue("CUDA device ordinal " + std::to_string(device) + " out of range");
+  std::lock_guard<std::mutex> lock(mutex);
+  GpuTraits& t = cache[static_cast<std::size_t>(device)];
+  if (t.sm_count == 0) {
+    cudaDeviceProp prop{};
+    GEBLAS_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    t = {prop.multiProcessorCount, static_cast<std::size_t>(prop.l2CacheSize), prop.major, prop.minor};
+  }
+  return t;
+}
+
+const SpmmVariant& small_graph_rules(const SpmmProblem& p, const RowStats& s, const char*& why) {
+  using P = DispatchPolicy;
+  if (s.max_row > P::long_row) {
+    why = "long rows: cut into pieces";
+    return row_pieces_variant();
+  }
+  if (s.max_row <= P::short_row && p.n <= P::short_row_max_n) {
+    why = "short rows, small N: several rows per warp";
+    return row_group_variant();
+  }
+  why = "a warp per row";
+  return row_split_variant();
+}
+
+const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const GpuTraits& g, const char*& why) {
+  using P = DispatchPolicy;
+  if (s.nvals < P::nnz_split_min_entries) return small_graph_rules(p, s, why);
+  if (s.max_row <= P::short_row) {
+    why = "short rows: equal entries per warp";
+    return nnz_split_fused_variant();
+  }
+  const double b_tile_bytes = static_cast<double>(p.k) * 128;
+  if (b_tile_bytes > P::l2_tiles * static_cast<double>(g.l2_bytes)) {
+    if (p.n <= P::small_n2) {
+      why = "B beyond L2, small N: equal entries per warp, long units";
+      return nnz_split_long_variant();
+    }
+    why = "B beyond L2: equal entries per warp, 128-byte column tiles";
+    return nnz_split_line_long_variant();
+  }
+  if (s.max_row > P::long_row) {
+    if (p.n <= P::small_n) {
+      if (s.nvals >= P::huge_nnz) {
+        why = "long rows, small N, many entries: equal entries per warp, long units";
+        return nnz_split_long_variant();
+      }
+      if (s.mean_row >= P::dense_mean_row) {
+        why = "long rows, small N, dense rows: cut into pieces";
+        return row_pieces_variant();
+      }
+      why = "long rows, small N: equal entries per warp";
+      return nnz_split_fused_variant();
+    }
+    if (s.nrows >= P::many_rows) {
+      if (p.n >= P::large_n && s.mean_row >= P::walk_rows_mean) {
+        why = "long rows, many rows, large N: equal entries per warp, walked row by row";
+        return nnz_split_rows_long_variant();
+      }
+      why = "long rows, many rows: equal entries per warp, long units";
+      return nnz_split_long_variant();
+    }
+    if (p.n >= P::wide_n && s.nrows >= P::some_rows) {
+      why = "long rows, wide N: equal entries per warp, walked row by row";
+      return nnz_split_rows_long_variant();
+    }
+    if (s.max_row >= P::hub_row) {
+      why = "hub rows, few rows: cut into long pieces";
+      return row_pieces_long_variant();
+    }
+    why = "long rows, few rows: cut into pieces";
+    return row_pieces_variant();
+  }
+  if (s.mean_row < P::sparse_mean_row) {
+    why = "sparse rows: equal entries per warp";
+    return nnz_split_fused_variant();
+  }
+  why = "a warp per row";
+  return row_split_variant();
+}
+
+}  // namespace geblas::detail::cuda::spmm
