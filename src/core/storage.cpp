@@ -73,7 +73,7 @@ RawBuffer::RawBuffer(const RawBuffer& other) : RawBuffer(other.bytes_, other.dev
 }
 
 RawBuffer::RawBuffer(RawBuffer&& other) noexcept
-    : ptr_(other.ptr_), bytes_(other.bytes_), device_(other.device_) {
+    : ptr_(other.ptr_), bytes_(other.bytes_), device_(other.device_), owner_(std::move(other.owner_)) {
   other.ptr_ = nullptr;
   other.bytes_ = 0;
 }
@@ -85,17 +85,30 @@ RawBuffer& RawBuffer::operator=(const RawBuffer& other) {
 
 RawBuffer& RawBuffer::operator=(RawBuffer&& other) noexcept {
   if (this != &other) {
-    deallocate(device_, ptr_);
+    if (!owner_) deallocate(device_, ptr_);
     ptr_ = other.ptr_;
     bytes_ = other.bytes_;
     device_ = other.device_;
+    owner_ = std::move(other.owner_);
     other.ptr_ = nullptr;
     other.bytes_ = 0;
   }
   return *this;
 }
 
-RawBuffer::~RawBuffer() { deallocate(device_, ptr_); }
+RawBuffer::~RawBuffer() {
+  if (!owner_) deallocate(device_, ptr_);
+}
+
+RawBuffer RawBuffer::borrow(void* ptr, std::size_t bytes, Device device, std::shared_ptr<void> owner) {
+  if (!owner) throw InvalidValue("RawBuffer::borrow: no owner given for the borrowed memory");
+  RawBuffer b;
+  b.ptr_ = ptr;
+  b.bytes_ = bytes;
+  b.device_ = device;
+  b.owner_ = std::move(owner);
+  return b;
+}
 
 RawBuffer RawBuffer::to(Device device) const {
   RawBuffer out(bytes_, device);

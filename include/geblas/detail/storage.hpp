@@ -45,10 +45,18 @@ class GEBLAS_API RawBuffer {
   // A copy of the bytes on another device.
   RawBuffer to(Device device) const;
 
+  // A buffer over memory that another library owns (a NumPy array, a torch tensor
+  // through DLPack), so that geblas reads and writes it in place: never freed here,
+  // `owner` is kept alive as long as this buffer (or one moved from it) lives. Copies
+  // of a borrowed buffer are ordinary owned buffers.
+  static RawBuffer borrow(void* ptr, std::size_t bytes, Device device, std::shared_ptr<void> owner);
+  bool borrowed() const { return owner_ != nullptr; }
+
  private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   Device device_{};
+  std::shared_ptr<void> owner_;
 };
 
 // Lazily built facts derived from a matrix (its transpose, row statistics, kernel

@@ -1,0 +1,366 @@
+"""geblas: GraphBLAS-style semiring sparse linear algebra on the CPU and CUDA GPUs.
+
+The objects are ``geblas.Matrix`` (sparse, CSR) and ``geblas.Vector`` (dense or sparse);
+dense operands are plain arrays: NumPy arrays, or any object with ``__dlpack__`` (torch
+tensors, CuPy arrays), which geblas reads and writes in place, without copies. A result
+comes back in the kind of the array operands (NumPy in, NumPy out; torch in, torch
+out); with geblas objects only, as NumPy on the CPU and as torch tensors on a GPU.
+
+Operations keep the names of the C++ API (mxm, mxv, vxm, ewise_add, ewise_mult, apply,
+select, reduce, transpose, extract, extract_column, assign, convert) and take its
+options as keywords: mask=, accum=, replace=, structural_mask=, complement_mask=,
+transpose_a=, transpose_b=, out=. Bad input raises a geblas.Error subclass that is also
+the matching built-in (ValueError, IndexError, TypeError, MemoryError, OSError, ...),
+carrying the C++ message. geblas.torch holds the autograd SpMM for PyTorch.
+"""
+
+import functools as _functools
+
+import numpy as _np
+
+from . import _geblas
+from ._geblas import (  # noqa: F401  (the public names)
+    DeviceMismatch,
+    DimensionMismatch,
+    DomainMismatch,
+    Error,
+    ExecutionError,
+    Exported,
+    IndexOutOfBounds,
+    InvalidIndex,
+    InvalidObject,
+    InvalidValue,
+    IoError,
+    Matrix,
+    NotImplementedError,
+    OutOfMemory,
+    ParseError,
+    Vector,
+    cuda_compiled,
+    cuda_device_count,
+    read_matrix_market_header,
+    reset_transfer_counts,
+    transfer_counts,
+    triangle_count,
+    write_matrix_market,
+)
+
+__version__ = _geblas.__version__
+
+SEMIRINGS = ("plus_times", "max_times", "min_plus", "max_plus", "min_times", "max_min", "min_max",
+             "lor_land", "plus_pair", "min_second", "any_second", "plus_second")
+
+
+# --- names of dtypes and devices -------------------------------------------------------------
+
+def _dtype_name(dtype):
+    """'float32' for 'float32', numpy.float32, numpy.dtype('f4') or torch.float32."""
+    if dtype is None or isinstance(dtype, str):
+        return dtype
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text[len("torch."):]
+    return _np.dtype(dtype).name
+
+
+def _device_name(device):
+    if device is None:
+        return "cpu"
+    text = str(device)  # torch.device prints as "cuda:0" / "cpu"
+    return text
+
+
+def default_device():
+    """'cuda:0' when a GPU is usable, else 'cpu'."""
+    return _geblas.default_device()
+
+
+def synchronize(device="cuda:0"):
+    """Waits until the work geblas queued on `device` is done (no-op on the CPU)."""
+    _geblas.synchronize(_device_name(device))
+
+
+# --- results: NumPy or torch ------------------------------------------------------------------
+
+def _is_torch(x):
+    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "__dlpack__")
+
+
+def _flavor(items):
+    """'torch' if any operand is a torch tensor, 'numpy' if any is a NumPy array, else None."""
+    if any(_is_torch(x) for x in items):
+        return "torch"
+    if any(isinstance(x, _np.ndarray) for x in items):
+        return "numpy"
+    return None
+
+
+def _torch_cuda_devices(items):
+    return {str(x.device) for x in items if _is_torch(x) and x.device.type == "cuda"}
+
+
+def _before(items):
+    """geblas runs on its own CUDA stream: the torch work that produced a CUDA operand must
+    be done first (the C++ API has no per-call stream to order on; see README)."""
+    devices = _torch_cuda_devices(items)
+    if devices:
+        import torch
+        for d in devices:
+            torch.cuda.current_stream(torch.device(d)).synchronize()
+    return devices
+
+
+def _result(r, flavor):
+    """An Exported buffer as a NumPy array or torch tensor, without copying."""
+    if not isinstance(r, Exported):
+        return r
+    if flavor == "numpy" or (flavor is None and r.device == "cpu" and r.dtype != "bfloat16"):
+        return r.numpy()
+    try:
+        import torch
+    except ImportError:
+        if r.device == "cpu":
+            return r.numpy()
+        return r  # still usable through __dlpack__ (CuPy, JAX)
+    return torch.utils.dlpack.from_dlpack(r)
+
+
+def _operation(fn, takes_out=True):
+    @_functools.wraps(fn)
+    def run(*args, **kw):
+        out = kw.get("out")
+        items = list(args) + [out, kw.get("mask")]
+        flavor = _flavor(items)
+        devices = _before(items)
+        r = fn(*args, **kw) if takes_out else fn(*args, **kw)
+        if r is None and out is not None:
+            for d in devices:
+                _geblas.synchronize(d)
+            return out
+        return _result(r, flavor)
+    return run
+
+
+mxm = _operation(_geblas.mxm)
+mxv = _operation(_geblas.mxv)
+vxm = _operation(_geblas.vxm)
+ewise_add = _operation(_geblas.ewise_add)
+ewise_mult = _operation(_geblas.ewise_mult)
+apply = _operation(_geblas.apply)
+select = _operation(_geblas.select)
+reduce = _operation(_geblas.reduce)
+transpose = _operation(_geblas.transpose)
+extract = _operation(_geblas.extract)
+extract_column = _operation(_geblas.extract_column)
+gcn_aggregate = _operation(_geblas.gcn_aggregate)
+sage_mean_aggregate = _operation(_geblas.sage_mean_aggregate)
+sage_max_aggregate = _operation(_geblas.sage_max_aggregate)
+gcn_normalize = _geblas.gcn_normalize
+
+
+def assign(C, A, rows=None, cols=None, **options):
+    """C<mask>(rows, cols) = accum(C(rows, cols), A) in place (A a Matrix, Vector or scalar);
+    returns C."""
+    devices = _before([C, A, options.get("mask")])
+    r = _geblas.assign(C, A, rows, cols, **options)
+    for d in devices:
+        _geblas.synchronize(d)
+    return r
+
+
+def convert(A, dtype):
+    """A copy of A with values of another type ('float32', numpy.float64, torch.float16...)."""
+    flavor = _flavor([A])
+    _before([A])
+    return _result(_geblas.convert(A, _dtype_name(dtype)), flavor)
+
+
+# --- algorithms ---------------------------------------------------------------------------------
+
+def pagerank(A, damping=0.85, tolerance=1e-6, max_iterations=100, weighted=False, seeds=None, info=False):
+    """PageRank ranks of A's vertices (A(i, j): an edge i -> j) as a NumPy array (a torch
+    tensor for a matrix on a GPU). seeds: a list of seed lists gives personalized PageRank,
+    one column per list. info=True also returns {'iterations', 'converged', 'delta'}."""
+    r = _geblas.pagerank(A, damping, tolerance, max_iterations, weighted, seeds, info)
+    if info:
+        return _result(r[0], None), r[1]
+    return _result(r, None)
+
+
+def bfs(A, source, parents=False, direction="automatic"):
+    """BFS levels from `source` (int64, -1 where not reached); with parents=True also the
+    parents (the smallest in-neighbour on the previous level). A list of sources gives
+    n x k arrays, one column per source."""
+    r = _geblas.bfs(A, source, parents, direction)
+    if parents:
+        return _result(r[0], None), _result(r[1], None)
+    return _result(r, None)
+
+
+def sssp(A, source, allow_negative=False):
+    """Shortest-path distances from `source` (inf where unreachable); a list of sources
+    gives an n x k array."""
+    return _result(_geblas.sssp(A, source, allow_negative), None)
+
+
+def connected_components(A):
+    """Component labels (each vertex: the smallest vertex id of its component) of the
+    undirected graph underlying A."""
+    return _result(_geblas.connected_components(A), None)
+
+
+# --- I/O ---------------------------------------------------------------------------------------
+
+def read_matrix_market(path, dtype="float32", device="cpu", duplicates=None, drop_zeros=False):
+    """A Matrix Market file (plain or .gz) as a geblas.Matrix. duplicates: None (an error)
+    or a binary operator name ('plus', 'max', 'first', 'second') to combine them."""
+    return _geblas.read_matrix_market(str(path), _dtype_name(dtype), _device_name(device), duplicates,
+                                      drop_zeros)
+
+
+def read_graph(path, dtype="float32", device="cpu", undirected=False, base=0):
+    """Any graph file geblas reads (Matrix Market, geblas binary, edge list, CSV)."""
+    return _geblas.read_graph(str(path), _dtype_name(dtype), _device_name(device), undirected, base)
+
+
+# --- Matrix and Vector: conversions ---------------------------------------------------------------
+
+def _matrix_from_scipy(m, dtype=None, device="cpu", copy=True):
+    """A geblas.Matrix from any scipy.sparse matrix or array (duplicates summed, as SciPy
+    defines them). copy=False lets the matrix use SciPy's arrays in place where their
+    types allow (int64 indptr, int32 indices)."""
+    m = m.tocsr()
+    if not m.has_canonical_format:
+        m = m.copy()
+        m.sum_duplicates()
+    data = m.data if dtype is None else m.data.astype(_dtype_name(dtype), copy=False)
+    A = _geblas._matrix_from_csr(m.shape[0], m.shape[1], m.indptr, m.indices, data, True, copy)
+    device = _device_name(device)
+    return A if device == "cpu" else A.to(device)
+
+
+def _matrix_from_csr(indptr, indices, values, shape, validate=True, copy=False):
+    """A Matrix over CSR arrays (NumPy, or torch/DLPack on any device), used in place when
+    indptr is int64, indices int32 and nothing is copied (copy=False): change them later
+    and call clear_cache(). validate=False skips the structure check (sorted, unique,
+    in-range columns) for arrays known to be valid; on a GPU it saves a host copy."""
+    _before([indptr, indices, values])
+    return _geblas._matrix_from_csr(int(shape[0]), int(shape[1]), indptr, indices, values, validate, copy)
+
+
+def _matrix_from_coo(rows, cols, values, shape, dup=None, dtype=None, device="cpu"):
+    """A Matrix from (row, col, value) tuples; duplicates are an error unless `dup` names a
+    binary operator ('plus', 'max', 'first', ...) to combine them."""
+    rows = _np.ascontiguousarray(_np.asarray(rows), dtype=_np.int64)
+    cols = _np.ascontiguousarray(_np.asarray(cols), dtype=_np.int64)
+    values = _np.ascontiguousarray(_np.asarray(values))
+    if dtype is not None:
+        values = values.astype(_dtype_name(dtype), copy=False)
+    return _geblas._matrix_from_coo(int(shape[0]), int(shape[1]), rows, cols, values, dup, _device_name(device))
+
+
+def _matrix_from_dense(array, dtype=None, device="cpu"):
+    """A Matrix of the nonzero entries of a 2-D NumPy array."""
+    a = _np.asarray(array)
+    if a.ndim != 2:
+        raise DimensionMismatch(f"Matrix.from_dense: the array must be 2-D, has shape {a.shape}")
+    r, c = _np.nonzero(a)
+    return _matrix_from_coo(r, c, a[r, c], a.shape, None, dtype, device)
+
+
+def _matrix_from_torch(t, validate=True):
+    """A Matrix over a torch sparse tensor's arrays (CSR used in place where the index
+    types allow; COO is converted to CSR by torch first)."""
+    import torch
+    if t.layout == torch.sparse_coo:
+        t = t.coalesce().to_sparse_csr()
+    if t.layout != torch.sparse_csr:
+        raise InvalidValue(f"Matrix.from_torch: expected a sparse CSR or COO tensor, got layout {t.layout}")
+    return _matrix_from_csr(t.crow_indices(), t.col_indices(), t.values(), t.shape, validate=validate)
+
+
+def _matrix_csr(self):
+    """(indptr int64, indices int32, values) as NumPy arrays (copied from the matrix)."""
+    A = self if self.device == "cpu" else self.to("cpu")
+    return tuple(e.numpy() for e in A._csr())
+
+
+def _matrix_to_scipy(self):
+    """A scipy.sparse.csr_array copy (from the GPU if the matrix is there)."""
+    import scipy.sparse
+    indptr, indices, values = _matrix_csr(self)
+    return scipy.sparse.csr_array((values, indices, indptr), shape=self.shape)
+
+
+def _matrix_to_dense(self, fill=0):
+    """The matrix as a dense NumPy array; absent entries are `fill`."""
+    indptr, indices, values = _matrix_csr(self)
+    out = _np.full(self.shape, fill, dtype=values.dtype)
+    rows = _np.repeat(_np.arange(self.nrows), _np.diff(indptr))
+    out[rows, indices] = values
+    return out
+
+
+def _matrix_tuples(self):
+    """(rows int64, cols int64, values) of the stored entries, row-major."""
+    indptr, indices, values = _matrix_csr(self)
+    return _np.repeat(_np.arange(self.nrows, dtype=_np.int64), _np.diff(indptr)), indices.astype(_np.int64), values
+
+
+def _matrix_to_torch(self):
+    """A torch sparse CSR tensor copy on the matrix's device (int64 indices)."""
+    import torch
+    indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in self._csr())
+    return torch.sparse_csr_tensor(indptr, indices.to(torch.int64), values, size=self.shape)
+
+
+Matrix.from_scipy = staticmethod(_matrix_from_scipy)
+Matrix.from_csr = staticmethod(_matrix_from_csr)
+Matrix.from_coo = staticmethod(_matrix_from_coo)
+Matrix.from_dense = staticmethod(_matrix_from_dense)
+Matrix.from_torch = staticmethod(_matrix_from_torch)
+Matrix.csr = _matrix_csr
+Matrix.to_scipy = _matrix_to_scipy
+Matrix.to_dense = _matrix_to_dense
+Matrix.tuples = _matrix_tuples
+Matrix.to_torch = _matrix_to_torch
+Matrix.astype = lambda self, dtype: convert(self, dtype)
+Matrix.T = property(lambda self: _geblas.transpose(self), doc="The transpose (a new Matrix).")
+Matrix.__matmul__ = lambda self, other: mxm(self, other)
+
+
+def _vector_from_numpy(values, copy=True, device="cpu"):
+    """A dense Vector holding a copy of a 1-D array (copy=False: the array in place)."""
+    v = _geblas._vector_from_dense(values, copy)
+    device = _device_name(device)
+    return v if device == "cpu" else v.to(device)
+
+
+def _vector_from_tuples(size, indices, values, dup=None, dtype=None, device="cpu"):
+    """A sparse Vector from (index, value) pairs."""
+    indices = _np.ascontiguousarray(_np.asarray(indices), dtype=_np.int64)
+    values = _np.ascontiguousarray(_np.asarray(values))
+    if dtype is not None:
+        values = values.astype(_dtype_name(dtype), copy=False)
+    return _geblas._vector_from_tuples(int(size), indices, values, dup, _device_name(device))
+
+
+def _vector_to_numpy(self, fill=0):
+    """All entries as a NumPy array (a copy; absent entries are `fill`)."""
+    v = self if self.device == "cpu" else self.to("cpu")
+    return v._dense(fill).numpy()
+
+
+def _vector_tuples(self):
+    """(indices int64, values) of the present entries."""
+    v = self if self.device == "cpu" else self.to("cpu")
+    idx, vals = v._sparse_parts()
+    return idx.numpy().astype(_np.int64), vals.numpy()
+
+
+Vector.from_numpy = staticmethod(_vector_from_numpy)
+Vector.from_dense = staticmethod(_vector_from_numpy)
+Vector.from_tuples = staticmethod(_vector_from_tuples)
+Vector.to_numpy = _vector_to_numpy
+Vector.tuples = _vector_tuples
+Vector.astype = lambda self, dtype: convert(self, dtype)

@@ -1,0 +1,249 @@
+"""geblas.torch: geblas's semiring SpMM as a PyTorch autograd function, for graph neural
+network aggregation.
+
+``spmm(A, X, reduce)`` computes Y(i, :) = reduce over the stored A(i, j) of A(i, j) * X(j, :)
+with reduce in "sum" (plus_times), "mean" (the sum divided by the row's entry count),
+"max" (max_times) and "min" (min_times); rows without entries give 0, as torch_sparse
+does. A is a geblas.Matrix (values fixed) or a torch sparse CSR / COO tensor (its values
+may require a gradient with reduce="sum"); X a dense tensor on A's device.
+
+Backward: dX = A' grad for sum and mean (one SpMM through A's cached transpose); for max
+and min each grad(i, f) goes to the neighbour j that won the forward (the smallest j on a
+tie), recorded in the forward. When A's values are all 1 and X is float32 the forward
+records it for free: every X(j, f) is packed with j into one int64 key ordered like the
+float, and one int64 max_min (min_max) SpMM over A yields the value and its argument
+together; otherwise the winner is found after the forward by comparing every edge's term
+with the result (O(nnz x f) memory, like PyG's gather + scatter). The gradient of A's
+values (sum only) is the SDDMM grad . X' sampled at A's pattern, done in torch by edge
+chunks (geblas has no SDDMM kernel yet).
+
+Streams: geblas runs its GPU work on its own stream; spmm synchronises torch's current
+stream before and geblas's stream after each call, since the C++ API takes no per-call
+stream yet.
+"""
+
+import torch
+
+import geblas as _g
+from . import _geblas
+
+_REDUCES = ("sum", "mean", "max", "min")
+# Edge chunk of the torch-side SDDMM and arg search: bounds the E x F temporaries to about
+# this many elements (256 MB of float32).
+_EDGE_CHUNK_ELEMENTS = 1 << 26
+
+
+def _sync_torch(device):
+    if device.type == "cuda":
+        torch.cuda.current_stream(device).synchronize()
+
+
+def _sync_geblas(device):
+    if device.type == "cuda":
+        _geblas.synchronize(str(device))
+
+
+class _Graph:
+    """What spmm needs of A, built once per geblas.Matrix (kept on it) or per call for a
+    torch sparse tensor: the geblas matrix and torch views of its CSR arrays."""
+
+    def __init__(self, matrix, values_tensor=None):
+        self.matrix = matrix
+        self.device = torch.device(matrix.device)
+        indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in matrix._csr())
+        self.indptr = indptr
+        self.cols = indices.to(torch.int64)
+        counts = torch.diff(indptr)
+        self.rows = torch.repeat_interleave(torch.arange(matrix.nrows, device=self.device), counts)
+        self.values = values if values_tensor is None else values_tensor
+        self.degree = counts.clamp(min=1)
+        self._unit = None
+        self._keys = {}
+
+    def unit(self):
+        """True when every stored value is 1 (then max/min may pack the argument)."""
+        if self._unit is None:
+            self._unit = bool((self.values == 1).all().item()) if self.values.numel() else True
+        return self._unit
+
+    def key_matrix(self, reduce):
+        """A as int64 with every value the identity of the semiring's multiply-side min /
+        max, so that max_min / min_max return the packed keys unchanged."""
+        if reduce not in self._keys:
+            big = torch.iinfo(torch.int64).max if reduce == "max" else torch.iinfo(torch.int64).min
+            m = _geblas.convert(self.matrix, "int64")
+            self._keys[reduce] = _geblas.apply(m, "second", big)
+        return self._keys[reduce]
+
+
+def _graph_of(A):
+    if isinstance(A, _g.Matrix):
+        g = getattr(A, "_geblas_torch_graph", None)
+        if g is None:
+            g = _Graph(A)
+            A._geblas_torch_graph = g
+        return g, None
+    if isinstance(A, torch.Tensor) and A.layout in (torch.sparse_csr, torch.sparse_coo):
+        if A.layout == torch.sparse_coo:
+            A = A.coalesce().to_sparse_csr()
+        values = A.values()
+        _sync_torch(values.device)
+        m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
+                                     values.detach(), True, False)
+        return _Graph(m, values_tensor=values.detach()), values
+    raise TypeError(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
+                    f"got {type(A).__name__}")
+
+
+def _check_dense(X, g):
+    if not isinstance(X, torch.Tensor) or X.layout != torch.strided:
+        raise TypeError(f"geblas.torch.spmm: X must be a dense torch tensor, got {type(X).__name__}")
+    if X.dim() != 2:
+        raise _g.DimensionMismatch(f"geblas.torch.spmm: X must be 2-D, has shape {tuple(X.shape)}")
+    if X.device != g.device:
+        raise _g.DeviceMismatch(f"geblas.torch.spmm: X is on {X.device} but A is on {g.device}; "
+                                "geblas makes no hidden copies")
+    if X.shape[0] != g.matrix.ncols:
+        raise _g.DimensionMismatch(f"geblas.torch.spmm: A is {g.matrix.nrows} x {g.matrix.ncols} but X has "
+                                   f"{X.shape[0]} rows")
+
+
+def _spmm_plain(g, X, semiring, transpose=False):
+    """Y = A (+).(x) X (or A' ...) through geblas, into a fresh torch tensor (no copies)."""
+    n = g.matrix.ncols if transpose else g.matrix.nrows
+    Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
+    _sync_torch(X.device)
+    _geblas.mxm(g.matrix, X, semiring, out=Y, transpose_a=transpose)
+    _sync_geblas(X.device)
+    return Y
+
+
+def _orderable(x):
+    """float32 -> int32 whose signed order is the float order."""
+    b = x.view(torch.int32)
+    return torch.where(b >= 0, b, b ^ 0x7FFFFFFF)
+
+
+def _from_orderable(k):
+    return torch.where(k >= 0, k, k ^ 0x7FFFFFFF).view(torch.float32)
+
+
+def _max_packed(g, X, reduce):
+    """Value and argument of the max / min in one int64 SpMM (A unit-valued, X float32)."""
+    n = X.shape[0]
+    j = torch.arange(n, device=X.device, dtype=torch.int64).unsqueeze(1)
+    # Low 32 bits: larger wins for max, smaller for min; both pick the smallest j on a tie.
+    low = (2**31 - 1 - j) if reduce == "max" else j
+    keys = (_orderable(X.contiguous()).to(torch.int64) << 32) | low
+    P = torch.empty((g.matrix.nrows, X.shape[1]), dtype=torch.int64, device=X.device)
+    _sync_torch(X.device)
+    _geblas.mxm(g.key_matrix(reduce), keys, "max_min" if reduce == "max" else "min_max", out=P)
+    _sync_geblas(X.device)
+    empty = P == (torch.iinfo(torch.int64).min if reduce == "max" else torch.iinfo(torch.int64).max)
+    low_out = P & 0xFFFFFFFF
+    arg = (2**31 - 1 - low_out) if reduce == "max" else low_out
+    Y = _from_orderable((P >> 32).to(torch.int32))
+    Y = torch.where(empty, torch.zeros((), dtype=Y.dtype, device=Y.device), Y)
+    arg = torch.where(empty, torch.full((), -1, dtype=torch.int64, device=arg.device), arg)
+    weight = None  # unit values
+    return Y, arg, weight
+
+
+def _max_search(g, X, reduce):
+    """Value through geblas; the winning edge found by comparing each edge's term with it."""
+    Y = _spmm_plain(g, X, "max_times" if reduce == "max" else "min_times")
+    empty = torch.diff(g.indptr) == 0
+    Y[empty] = 0
+    E, F = g.cols.numel(), X.shape[1]
+    big = torch.iinfo(torch.int64).max
+    best = torch.full((g.matrix.nrows, F), big, dtype=torch.int64, device=X.device)
+    vals = g.values.to(X.dtype)
+    chunk = max(1, _EDGE_CHUNK_ELEMENTS // max(F, 1))
+    for s in range(0, E, chunk):
+        e = torch.arange(s, min(E, s + chunk), device=X.device)
+        term = vals[e].unsqueeze(1) * X[g.cols[e]]
+        hit = term == Y[g.rows[e]]
+        cand = torch.where(hit, e.unsqueeze(1).expand(-1, F), torch.full((), big, device=X.device))
+        best.scatter_reduce_(0, g.rows[e].unsqueeze(1).expand(-1, F), cand, reduce="amin")
+    found = best != big
+    edge = torch.where(found, best, torch.zeros((), dtype=torch.int64, device=X.device))
+    arg = torch.where(found, g.cols[edge], torch.full((), -1, dtype=torch.int64, device=X.device))
+    weight = torch.where(found, vals[edge], torch.zeros((), dtype=X.dtype, device=X.device))
+    return Y, arg, weight
+
+
+def _sddmm(g, G, X):
+    """d values(e) = sum_f G(row_e, f) X(col_e, f), by edge chunks."""
+    E, F = g.cols.numel(), X.shape[1]
+    out = torch.empty(E, dtype=X.dtype, device=X.device)
+    chunk = max(1, _EDGE_CHUNK_ELEMENTS // max(F, 1))
+    for s in range(0, E, chunk):
+        e = slice(s, min(E, s + chunk))
+        out[e] = (G[g.rows[e]] * X[g.cols[e]]).sum(1)
+    return out
+
+
+class SpMM(torch.autograd.Function):
+    """Semiring SpMM with the gradients described in the module docstring."""
+
+    @staticmethod
+    def forward(ctx, values, X, g, reduce):
+        # `values` is A's values tensor when its gradient is wanted (sum), else None; it is
+        # an argument so that autograd routes its gradient.
+        Xd = X.detach()
+        if reduce in ("sum", "mean"):
+            Y = _spmm_plain(g, Xd, "plus_times")
+            if reduce == "mean":
+                Y = Y / g.degree.to(Y.dtype).unsqueeze(1)
+            ctx.save_for_backward(Xd)
+        else:
+            if g.unit() and X.dtype == torch.float32:
+                Y, arg, weight = _max_packed(g, Xd, reduce)
+            else:
+                Y, arg, weight = _max_search(g, Xd, reduce)
+            ctx.save_for_backward(arg, weight if weight is not None else torch.empty(0))
+            ctx.unit = weight is None
+        ctx.g, ctx.reduce = g, reduce
+        ctx.nrows_x = X.shape[0]
+        return Y
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, reduce = ctx.g, ctx.reduce
+        grad = grad.contiguous()
+        d_values = d_x = None
+        if reduce in ("sum", "mean"):
+            (Xd,) = ctx.saved_tensors
+            G = grad if reduce == "sum" else grad / g.degree.to(grad.dtype).unsqueeze(1)
+            if ctx.needs_input_grad[1]:
+                d_x = _spmm_plain(g, G, "plus_times", transpose=True)
+            if ctx.needs_input_grad[0]:
+                d_values = _sddmm(g, G, Xd)
+        else:
+            arg, weight = ctx.saved_tensors
+            if ctx.needs_input_grad[1]:
+                contrib = grad if ctx.unit else grad * weight
+                contrib = torch.where(arg >= 0, contrib, torch.zeros((), dtype=grad.dtype, device=grad.device))
+                d_x = torch.zeros((ctx.nrows_x, grad.shape[1]), dtype=grad.dtype, device=grad.device)
+                d_x.scatter_add_(0, arg.clamp(min=0), contrib)
+        return d_values, d_x, None, None
+
+
+def spmm(A, X, reduce="sum"):
+    """Y = reduce_j A(i, j) * X(j, :) with gradients for X (every reduce) and for the values
+    of a torch sparse A (reduce="sum")."""
+    if reduce not in _REDUCES:
+        raise _g.InvalidValue(f"geblas.torch.spmm: reduce must be one of {_REDUCES}, got {reduce!r}")
+    g, values = _graph_of(A)
+    _check_dense(X, g)
+    if g.matrix.dtype != _g._dtype_name(X.dtype):
+        raise _g.DomainMismatch(f"geblas.torch.spmm: X is {X.dtype} but A is {g.matrix.dtype}")
+    if not X.is_contiguous():
+        raise _g.InvalidValue("geblas.torch.spmm: X is not contiguous; geblas uses tensors in place and makes "
+                              "no hidden copy: pass X.contiguous()")
+    if values is not None and values.requires_grad and reduce != "sum":
+        raise _g.NotImplementedError("geblas.torch.spmm: the gradient of A's values is implemented for "
+                                     "reduce='sum' only")
+    if values is not None and not values.requires_grad:
+        values = None
+    return SpMM.apply(values, X, g, reduce)

@@ -1,0 +1,203 @@
+# The operations against NumPy / SciPy references, entry by entry.
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import geblas
+
+# semiring name -> (add ufunc, multiply, identity for float)
+SEMIRINGS = {
+    "plus_times": (np.add, np.multiply, 0.0),
+    "max_times": (np.maximum, np.multiply, -np.inf),
+    "min_plus": (np.minimum, np.add, np.inf),
+    "max_plus": (np.maximum, np.add, -np.inf),
+    "min_times": (np.minimum, np.multiply, np.inf),
+    "max_min": (np.maximum, np.minimum, -np.inf),
+    "min_max": (np.minimum, np.maximum, np.inf),
+    "plus_pair": (np.add, lambda a, b: np.ones_like(a * b), 0.0),
+    "min_second": (np.minimum, lambda a, b: b + 0 * a, np.inf),
+    "plus_second": (np.add, lambda a, b: b + 0 * a, 0.0),
+}
+
+
+def reference_spmm(S, X, semiring):
+    """Y(i,:) = add over stored A(i,k) of mul(A(i,k), X(k,:)); identity for empty rows."""
+    add, mul, identity = SEMIRINGS[semiring]
+    S = sp.csr_array(S)
+    Y = np.full((S.shape[0], X.shape[1]), identity, dtype=np.float64)
+    for i in range(S.shape[0]):
+        lo, hi = S.indptr[i], S.indptr[i + 1]
+        if hi > lo:
+            terms = mul(S.data[lo:hi, None].astype(np.float64), X[S.indices[lo:hi]].astype(np.float64))
+            Y[i] = add.reduce(terms, axis=0)
+    return Y
+
+
+def random_csr(rng, m, n, density, dtype=np.float64):
+    S = sp.random(m, n, density=density, format="csr", random_state=rng)
+    S.data = (S.data * 4 - 1).astype(dtype)
+    return sp.csr_array(S)
+
+
+@pytest.mark.parametrize("semiring", sorted(SEMIRINGS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mxm_sparse_dense_every_semiring(rng, semiring, dtype):
+    S = random_csr(rng, 60, 45, 0.08, dtype)
+    S[5] = 0  # an empty row: the identity
+    S = sp.csr_array(S)
+    S.eliminate_zeros()
+    A = geblas.Matrix.from_scipy(S)
+    X = rng.standard_normal((45, 7)).astype(dtype)
+    Y = geblas.mxm(A, X, semiring=semiring)
+    assert isinstance(Y, np.ndarray) and Y.dtype == dtype and Y.shape == (60, 7)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(Y, reference_spmm(S, X, semiring), rtol=tol, atol=tol)
+
+
+def test_mxm_positional_semiring_and_fortran_order(rng):
+    S = random_csr(rng, 30, 20, 0.2, np.float32)
+    A = geblas.Matrix.from_scipy(S)
+    X = np.asfortranarray(rng.standard_normal((20, 5)).astype(np.float32))
+    np.testing.assert_allclose(geblas.mxm(A, X, "max_times"), reference_spmm(S, X, "max_times"), rtol=1e-6)
+    np.testing.assert_allclose(A @ np.ascontiguousarray(X), S @ X, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_mxm_integers(rng, dtype):
+    S = random_csr(rng, 25, 25, 0.2)
+    S.data = np.round(S.data * 5).astype(dtype)
+    A = geblas.Matrix.from_scipy(S)
+    X = rng.integers(-5, 5, size=(25, 3)).astype(dtype)
+    np.testing.assert_array_equal(geblas.mxm(A, X), (S @ X).astype(dtype))
+
+
+def test_mxm_sparse_sparse(rng):
+    S, T = random_csr(rng, 40, 30, 0.1), random_csr(rng, 30, 50, 0.1)
+    C = geblas.mxm(geblas.Matrix.from_scipy(S), geblas.Matrix.from_scipy(T))
+    assert isinstance(C, geblas.Matrix) and C.shape == (40, 50)
+    ref = (S @ T).tocsr()
+    np.testing.assert_allclose(C.to_dense(), ref.toarray(), rtol=1e-12, atol=1e-12)
+    # the pattern is the structural product (no dropped cancellations in the reference)
+    pattern = (abs(S) @ abs(T)).toarray() != 0
+    np.testing.assert_array_equal(C.to_scipy().toarray() != 0, pattern)
+
+
+def test_mxm_mask_accum_out(rng):
+    S = random_csr(rng, 20, 15, 0.3)
+    A = geblas.Matrix.from_scipy(S)
+    X = rng.standard_normal((15, 4))
+    M = rng.random((20, 4)) < 0.5
+    C0 = rng.standard_normal((20, 4))
+    C = C0.copy()
+    r = geblas.mxm(A, X, out=C, mask=M, accum="plus")
+    assert r is C
+    expected = np.where(M, C0 + S @ X, C0)
+    np.testing.assert_allclose(C, expected, rtol=1e-12, atol=1e-12)
+    # complemented mask with replace: outside the mask cleared to the identity (0)
+    C = C0.copy()
+    geblas.mxm(A, X, out=C, mask=M, complement_mask=True, replace=True)
+    np.testing.assert_allclose(C, np.where(~M, S @ X, 0.0), rtol=1e-12, atol=1e-12)
+    # sparse mask on a sparse product
+    Mk = geblas.Matrix.from_scipy(random_csr(rng, 20, 20, 0.3))
+    P = geblas.mxm(A, geblas.Matrix.from_scipy(S.T.tocsr()), mask=Mk, structural_mask=True)
+    full = S @ S.T
+    np.testing.assert_allclose(P.to_dense(), np.where(Mk.to_dense() != 0, full.toarray(), 0), atol=1e-12)
+
+
+def test_mxm_transpose_options(rng):
+    S = random_csr(rng, 20, 15, 0.3)
+    A = geblas.Matrix.from_scipy(S)
+    X = rng.standard_normal((20, 3))
+    np.testing.assert_allclose(geblas.mxm(A, X, transpose_a=True), S.T @ X, rtol=1e-12, atol=1e-12)
+    D = rng.standard_normal((4, 20))
+    np.testing.assert_allclose(geblas.mxm(D, A), D @ S, rtol=1e-12, atol=1e-12)
+    E = rng.standard_normal((4, 6))
+    F = rng.standard_normal((6, 5))
+    np.testing.assert_allclose(geblas.mxm(E, F), E @ F, rtol=1e-12, atol=1e-12)
+
+
+def test_mxv_vxm(rng):
+    S = random_csr(rng, 30, 25, 0.2)
+    A = geblas.Matrix.from_scipy(S)
+    u = rng.standard_normal(25)
+    np.testing.assert_allclose(geblas.mxv(A, u), S @ u, rtol=1e-12, atol=1e-12)
+    v = rng.standard_normal(30)
+    np.testing.assert_allclose(geblas.vxm(v, A), S.T @ v, rtol=1e-12, atol=1e-12)
+    # a sparse frontier pushes; the output is a sparse Vector with exactly the reached rows
+    f = geblas.Vector.from_tuples(25, [3], [1.0])
+    w = geblas.mxv(A, f, "plus_times")
+    assert isinstance(w, geblas.Vector)
+    col = S[:, [3]].toarray().ravel()
+    idx, vals = w.tuples()
+    np.testing.assert_array_equal(idx, np.nonzero(col)[0])
+    np.testing.assert_allclose(vals, col[col != 0])
+    # out= a NumPy vector, in place
+    out = np.zeros(30)
+    assert geblas.mxv(A, u, out=out) is out
+    np.testing.assert_allclose(out, S @ u, rtol=1e-12, atol=1e-12)
+
+
+def test_ewise(rng):
+    S, T = random_csr(rng, 20, 20, 0.2), random_csr(rng, 20, 20, 0.2)
+    A, B = geblas.Matrix.from_scipy(S), geblas.Matrix.from_scipy(T)
+    np.testing.assert_allclose(geblas.ewise_add(A, B).to_dense(), (S + T).toarray())
+    np.testing.assert_allclose(geblas.ewise_mult(A, B).to_dense(), S.multiply(T).toarray())
+    U = geblas.ewise_add(A, B, "max")
+    d = np.where((S.toarray() != 0) & (T.toarray() != 0), np.maximum(S.toarray(), T.toarray()), S.toarray() + T.toarray())
+    np.testing.assert_allclose(U.to_dense(), d)
+    x, y = rng.standard_normal((5, 6)), rng.standard_normal((5, 6))
+    np.testing.assert_allclose(geblas.ewise_mult(x, y, "minus"), x - y)
+    a, b = rng.standard_normal(9), rng.standard_normal(9)
+    np.testing.assert_allclose(geblas.ewise_add(a, b, "times"), a * b)
+
+
+def test_apply_select_reduce(rng):
+    S = random_csr(rng, 25, 25, 0.3)
+    A = geblas.Matrix.from_scipy(S)
+    np.testing.assert_allclose(geblas.apply(A, "abs").to_dense(), abs(S).toarray())
+    np.testing.assert_allclose(geblas.apply(A, "times", 3).to_dense(), 3 * S.toarray())
+    L = geblas.select(A, "tril", -1)
+    np.testing.assert_array_equal(L.to_dense(), sp.tril(S, -1).toarray())
+    G = geblas.select(A, "value_gt", 0.5)
+    np.testing.assert_array_equal(G.to_dense(), np.where(S.toarray() > 0.5, S.toarray(), 0))
+    assert geblas.reduce(A) == pytest.approx(S.sum())
+    assert geblas.reduce(A, "max") == pytest.approx(S.data.max())
+    np.testing.assert_allclose(geblas.reduce(A, "plus", axis=1), S.sum(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(geblas.reduce(A, "plus", axis=0), S.sum(axis=0), rtol=1e-12)
+    x = rng.standard_normal((4, 3))
+    np.testing.assert_allclose(geblas.apply(x, "ainv"), -x)
+    np.testing.assert_allclose(geblas.transpose(x), x.T)
+    assert geblas.reduce(x, "min") == pytest.approx(x.min())
+
+
+def test_extract_assign_convert(rng):
+    S = random_csr(rng, 12, 10, 0.4)
+    A = geblas.Matrix.from_scipy(S)
+    rows, cols = [3, 0, 7], [9, 1]
+    E = geblas.extract(A, rows, cols)
+    np.testing.assert_array_equal(E.to_dense(), S.toarray()[np.ix_(rows, cols)])
+    c = geblas.extract_column(A, 4)
+    np.testing.assert_array_equal(c.to_numpy(), S.toarray()[:, 4])
+    C = geblas.Matrix(12, 10, dtype="float64")
+    geblas.assign(C, 2.5, [1, 2], [3])
+    expected = np.zeros((12, 10))
+    expected[[1, 2], 3] = 2.5
+    np.testing.assert_array_equal(C.to_dense(), expected)
+    w = np.zeros(6)
+    geblas.assign(w, 1.0, [0, 5])
+    np.testing.assert_array_equal(w, [1, 0, 0, 0, 0, 1])
+    I = geblas.convert(A, "int32")
+    assert I.dtype == "int32"
+    np.testing.assert_array_equal(I.to_dense(), np.trunc(S.toarray()).astype(np.int32))
+    f = geblas.convert(rng.standard_normal((3, 3)), np.float32)
+    assert f.dtype == np.float32
+
+
+def test_real_graph_spmm(data_file, rng):
+    import scipy.io
+    path = data_file("cora.mtx.gz")
+    S = sp.csr_array(scipy.io.mmread(str(path))).astype(np.float32)
+    A = geblas.read_matrix_market(path)
+    X = rng.standard_normal((S.shape[1], 16)).astype(np.float32)
+    np.testing.assert_allclose(geblas.mxm(A, X), S @ X, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(geblas.mxm(A, X, semiring="max_times"), reference_spmm(S, X, "max_times"), rtol=1e-6)
