@@ -52,6 +52,7 @@ class _Graph:
         self.device = torch.device(matrix.device)
         indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in matrix._csr())
         self.indptr = indptr
+        self.cols32 = indices
         self.cols = indices.to(torch.int64)
         counts = torch.diff(indptr)
         self.rows = torch.repeat_interleave(torch.arange(matrix.nrows, device=self.device), counts)
@@ -76,23 +77,43 @@ class _Graph:
         return self._keys[reduce]
 
 
-def _graph_of(A):
+def _graph_of(A, values=None):
     if isinstance(A, _g.Matrix):
         g = getattr(A, "_geblas_torch_graph", None)
         if g is None:
             g = _Graph(A)
             A._geblas_torch_graph = g
-        return g, None
+        if values is None:
+            return g, None
+        # A's pattern with other values (e.g. learned edge weights): the same index arrays,
+        # borrowed, and the caller's values in place.
+        _check_values(values, g.cols.numel(), g.device)
+        _sync_torch(values.device)
+        m = _geblas._matrix_from_csr(A.nrows, A.ncols, g.indptr, g.cols32, values.detach(), False, False)
+        h = _Graph.__new__(_Graph)
+        h.__dict__.update(g.__dict__)
+        h.matrix, h.values, h._unit, h._keys = m, values.detach(), None, {}
+        return h, values
     if isinstance(A, torch.Tensor) and A.layout in (torch.sparse_csr, torch.sparse_coo):
         if A.layout == torch.sparse_coo:
             A = A.coalesce().to_sparse_csr()
-        values = A.values()
+        if values is None:
+            values = A.values()
+        else:
+            _check_values(values, A.values().numel(), A.device)
         _sync_torch(values.device)
         m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
                                      values.detach(), True, False)
         return _Graph(m, values_tensor=values.detach()), values
     raise TypeError(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
                     f"got {type(A).__name__}")
+
+
+def _check_values(values, nvals, device):
+    if not isinstance(values, torch.Tensor) or values.dim() != 1 or values.numel() != nvals:
+        raise _g.DimensionMismatch(f"geblas.torch.spmm: values must be a 1-D tensor of A's {nvals} entries")
+    if values.device != device:
+        raise _g.DeviceMismatch(f"geblas.torch.spmm: values are on {values.device} but A is on {device}")
 
 
 def _check_dense(X, g):
@@ -229,12 +250,13 @@ class SpMM(torch.autograd.Function):
         return d_values, d_x, None, None
 
 
-def spmm(A, X, reduce="sum"):
-    """Y = reduce_j A(i, j) * X(j, :) with gradients for X (every reduce) and for the values
-    of a torch sparse A (reduce="sum")."""
+def spmm(A, X, reduce="sum", values=None):
+    """Y = reduce_j A(i, j) * X(j, :) with gradients for X (every reduce) and, for
+    reduce="sum", for A's values: those of a torch sparse A, or `values` (a 1-D tensor of
+    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's."""
     if reduce not in _REDUCES:
         raise _g.InvalidValue(f"geblas.torch.spmm: reduce must be one of {_REDUCES}, got {reduce!r}")
-    g, values = _graph_of(A)
+    g, values = _graph_of(A, values)
     _check_dense(X, g)
     if g.matrix.dtype != _g._dtype_name(X.dtype):
         raise _g.DomainMismatch(f"geblas.torch.spmm: X is {X.dtype} but A is {g.matrix.dtype}")

@@ -1,0 +1,254 @@
+# geblas with PyTorch: torch tensors in and out without copies (data pointers compared),
+# geblas.torch.spmm forward against dense references and its gradients through
+# torch.autograd.gradcheck in double precision; the GPU half runs where CUDA is usable.
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import geblas
+
+torch = pytest.importorskip("torch")
+import geblas.torch as gt  # noqa: E402
+
+REDUCES = ["sum", "mean", "max", "min"]
+gpu = pytest.mark.skipif(not (torch.cuda.is_available() and geblas.cuda_device_count() > 0),
+                         reason="needs a CUDA GPU usable by torch and geblas")
+
+
+def random_graph(seed, n=30, m=None, density=0.15, unit=False, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    m = m or n
+    S = sp.random(n, m, density=density, format="csr", random_state=rng)
+    S.data = np.ones_like(S.data) if unit else (S.data * 2 - 0.5)
+    S = S.tolil()
+    S[3, :] = 0  # an empty row
+    S = sp.csr_array(S.tocsr())
+    S.eliminate_zeros()
+    S.data = S.data.astype(dtype)
+    return S
+
+
+def reference(S, X, reduce):
+    """Dense torch reference: rows without entries give 0."""
+    D = torch.from_numpy(S.toarray()).to(X.dtype)
+    present = torch.from_numpy(S.toarray() != 0)
+    if reduce in ("sum", "mean"):
+        Y = D @ X
+        if reduce == "mean":
+            Y = Y / present.sum(1).clamp(min=1).unsqueeze(1).to(X.dtype)
+        return Y
+    terms = D.unsqueeze(2) * X.unsqueeze(0)
+    fill = -torch.inf if reduce == "max" else torch.inf
+    terms = torch.where(present.unsqueeze(2), terms, torch.full((), fill, dtype=X.dtype))
+    Y = terms.amax(1) if reduce == "max" else terms.amin(1)
+    return torch.where(present.any(1, keepdim=True), Y, torch.zeros((), dtype=X.dtype))
+
+
+def torch_csr(S, device="cpu", index_dtype=torch.int64):
+    return torch.sparse_csr_tensor(torch.from_numpy(S.indptr).to(index_dtype),
+                                   torch.from_numpy(S.indices).to(index_dtype),
+                                   torch.from_numpy(S.data), size=S.shape, device=device)
+
+
+# --- CPU ---------------------------------------------------------------------------------
+
+def test_mxm_with_torch_tensors_is_zero_copy():
+    S = random_graph(1, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S)
+    X = torch.randn(30, 8)
+    assert geblas._geblas._dense_view(X) == X.data_ptr()
+    e = geblas._geblas.mxm(A, X)
+    p = e.data_ptr
+    Y = torch.utils.dlpack.from_dlpack(e)
+    assert Y.data_ptr() == p
+    Y2 = geblas.mxm(A, X, semiring="max_times")
+    assert isinstance(Y2, torch.Tensor)
+    torch.testing.assert_close(Y, torch.from_numpy(S @ X.numpy()))
+    out = torch.empty(30, 8)
+    assert geblas.mxm(A, X, out=out) is out
+    torch.testing.assert_close(out, Y)
+
+
+def test_from_torch_csr_borrows():
+    S = random_graph(2, dtype=np.float32)
+    T = torch_csr(S, index_dtype=torch.int32)
+    A = geblas.Matrix.from_torch(T)
+    ro, ci, va = A._data_ptrs()
+    assert ci == T.col_indices().data_ptr() and va == T.values().data_ptr()
+    T64 = torch_csr(S)
+    B = geblas.Matrix.from_torch(T64)
+    assert B._data_ptrs()[0] == T64.crow_indices().data_ptr() and B._data_ptrs()[2] == T64.values().data_ptr()
+    np.testing.assert_array_equal(B.to_dense(), S.toarray())
+    np.testing.assert_array_equal(A.to_torch().to_dense().numpy(), S.toarray())
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+@pytest.mark.parametrize("unit", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_spmm_forward(reduce, unit, dtype):
+    S = random_graph(3, n=40, m=25, unit=unit, dtype=np.float32 if dtype == torch.float32 else np.float64)
+    X = torch.randn(25, 6, dtype=dtype)
+    for A in (geblas.Matrix.from_scipy(S), torch_csr(S)):
+        Y = gt.spmm(A, X, reduce)
+        torch.testing.assert_close(Y, reference(S, X, reduce))
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_spmm_max_ties_go_to_smallest_neighbour(reduce):
+    # Every neighbour holds the same value: the gradient goes to the smallest column.
+    S = random_graph(4, n=20, unit=True, dtype=np.float32)
+    X = torch.ones(20, 3, requires_grad=True)
+    gt.spmm(geblas.Matrix.from_scipy(S), X, reduce).sum().backward()
+    expected = np.zeros((20, 3), np.float32)
+    for i in range(20):
+        cols = S.indices[S.indptr[i]:S.indptr[i + 1]]
+        if len(cols):
+            expected[cols.min()] += 1
+    np.testing.assert_array_equal(X.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_spmm_packed_and_search_paths_agree(reduce):
+    S = random_graph(5, n=50, unit=True, dtype=np.float32)
+    X = torch.randn(50, 9, requires_grad=True)
+    A = geblas.Matrix.from_scipy(S)
+    Y = gt.spmm(A, X, reduce)  # unit values, float32: the packed int64 path
+    G = torch.randn_like(Y)
+    (dx_packed,) = torch.autograd.grad(Y, X, G)
+    A2 = geblas.Matrix.from_scipy(S)
+    g2, _ = gt._graph_of(A2)
+    g2._unit = False  # force the search path
+    Y2 = gt.spmm(A2, X, reduce)
+    (dx_search,) = torch.autograd.grad(Y2, X, G)
+    torch.testing.assert_close(Y, Y2, rtol=0, atol=0)
+    torch.testing.assert_close(dx_packed, dx_search, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_spmm_gradcheck_x(reduce):
+    S = random_graph(6, n=12, m=10, density=0.3)
+    A = geblas.Matrix.from_scipy(S)
+    X = torch.randn(10, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x: gt.spmm(A, x, reduce), (X,), eps=1e-6, atol=1e-7)
+
+
+def test_spmm_gradcheck_values():
+    S = random_graph(7, n=12, m=10, density=0.3)
+    A = geblas.Matrix.from_scipy(S)
+    vals = torch.from_numpy(S.data.copy()).requires_grad_()
+    X = torch.randn(10, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda v, x: gt.spmm(A, x, "sum", values=v), (vals, X), eps=1e-6, atol=1e-7)
+    # a torch sparse tensor's own values
+    crow, col = torch.from_numpy(S.indptr).long(), torch.from_numpy(S.indices).long()
+    f = lambda v, x: gt.spmm(torch.sparse_csr_tensor(crow, col, v, size=S.shape), x, "sum", values=v)  # noqa: E731
+    assert torch.autograd.gradcheck(f, (vals, X), eps=1e-6, atol=1e-7)
+
+
+def test_spmm_errors():
+    S = random_graph(8, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S)
+    with pytest.raises(ValueError, match="not contiguous"):
+        gt.spmm(A, torch.randn(8, 30).t(), "sum")
+    with pytest.raises(TypeError):
+        gt.spmm(A, torch.randn(30, 4, dtype=torch.float64), "sum")
+    with pytest.raises(ValueError):
+        gt.spmm(A, torch.randn(29, 4), "sum")
+    with pytest.raises(ValueError, match="reduce"):
+        gt.spmm(A, torch.randn(30, 4), "prod")
+    with pytest.raises(NotImplementedError):
+        gt.spmm(A, torch.randn(30, 4), "max", values=torch.ones(A.nvals, requires_grad=True))
+    with pytest.raises(TypeError):
+        geblas.mxm(A, torch.randn(30, 4, dtype=torch.float64))
+    with pytest.raises(ValueError, match="not contiguous"):
+        geblas.mxm(A, torch.randn(4, 30).t())
+
+
+# --- GPU ---------------------------------------------------------------------------------
+
+@gpu
+def test_cuda_zero_copy_in_and_out():
+    S = random_graph(9, n=300, density=0.02, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S).to("cuda:0")
+    assert A.device == "cuda:0"
+    X = torch.randn(300, 32, device="cuda")
+    assert geblas._geblas._dense_view(X) == X.data_ptr()
+    e = geblas._geblas.mxm(A, X)
+    p = e.data_ptr
+    Y = torch.utils.dlpack.from_dlpack(e)
+    assert Y.device.type == "cuda" and Y.data_ptr() == p
+    torch.testing.assert_close(Y.cpu(), torch.from_numpy(S @ X.cpu().numpy()), rtol=1e-5, atol=1e-5)
+    Z = geblas.mxm(A, X, semiring="max_times")
+    assert isinstance(Z, torch.Tensor) and Z.is_cuda
+    out = torch.empty(300, 32, device="cuda")
+    assert geblas.mxm(A, X, out=out) is out and out.data_ptr() == out.data_ptr()
+    torch.testing.assert_close(out, Y)
+    # a CUDA CSR tensor is used in place
+    T = torch_csr(S, device="cuda")
+    B = geblas.Matrix.from_torch(T)
+    assert B.device == "cuda:0"
+    assert B._data_ptrs()[0] == T.crow_indices().data_ptr() and B._data_ptrs()[2] == T.values().data_ptr()
+    torch.testing.assert_close(geblas.mxm(B, X), Y)
+
+
+@gpu
+def test_cuda_device_mismatch_raises():
+    S = random_graph(10, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S).to("cuda:0")
+    with pytest.raises(ValueError) as e:
+        geblas.mxm(A, torch.randn(30, 4))
+    assert isinstance(e.value, geblas.DeviceMismatch)
+    with pytest.raises(ValueError):
+        geblas.mxm(A, np.ones((30, 4), np.float32))
+    with pytest.raises(ValueError):
+        gt.spmm(A, torch.randn(30, 4), "sum")
+
+
+@gpu
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_cuda_spmm_matches_cpu(reduce):
+    S = random_graph(11, n=500, m=400, density=0.01, unit=(reduce in ("max", "min")), dtype=np.float32)
+    Xc = torch.randn(400, 64, requires_grad=True)
+    Xg = Xc.detach().cuda().requires_grad_()
+    Yc = gt.spmm(geblas.Matrix.from_scipy(S), Xc, reduce)
+    Yg = gt.spmm(geblas.Matrix.from_scipy(S).to("cuda:0"), Xg, reduce)
+    torch.testing.assert_close(Yg.cpu(), Yc, rtol=1e-5, atol=1e-5)
+    G = torch.randn_like(Yc)
+    (dc,) = torch.autograd.grad(Yc, Xc, G)
+    (dg,) = torch.autograd.grad(Yg, Xg, G.cuda())
+    torch.testing.assert_close(dg.cpu(), dc, rtol=1e-5, atol=1e-5)
+
+
+@gpu
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_cuda_gradcheck(reduce):
+    S = random_graph(12, n=12, m=10, density=0.3)
+    A = geblas.Matrix.from_scipy(S).to("cuda:0")
+    X = torch.randn(10, 4, dtype=torch.float64, device="cuda", requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x: gt.spmm(A, x, reduce), (X,), eps=1e-6, atol=1e-7)
+    if reduce == "sum":
+        v = torch.from_numpy(S.data.copy()).cuda().requires_grad_()
+        assert torch.autograd.gradcheck(lambda v_, x: gt.spmm(A, x, "sum", values=v_), (v, X), eps=1e-6, atol=1e-7)
+
+
+@gpu
+def test_cuda_algorithms_return_torch():
+    S = random_graph(13, n=200, density=0.03)
+    A = geblas.Matrix.from_scipy(S)
+    G = A.to("cuda:0")
+    r = geblas.pagerank(G)
+    assert isinstance(r, torch.Tensor) and r.is_cuda
+    np.testing.assert_allclose(r.cpu().numpy(), geblas.pagerank(A), atol=1e-10)
+    np.testing.assert_array_equal(geblas.bfs(G, 0).cpu().numpy(), geblas.bfs(A, 0))
+    np.testing.assert_array_equal(geblas.connected_components(G).cpu().numpy(), geblas.connected_components(A))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_cuda_16bit_spmm(dtype):
+    S = random_graph(14, n=256, density=0.05, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S).to("cuda:0")
+    X = torch.randn(256, 64, device="cuda")
+    Y32 = geblas.mxm(A, X)
+    Y16 = geblas.mxm(A.astype(str(dtype).split(".")[1]), X.to(dtype))
+    assert Y16.dtype == dtype
+    torch.testing.assert_close(Y16.float(), Y32, rtol=2e-2, atol=5e-2)
