@@ -891,7 +891,7 @@ ErrorTypes& error_types() {
 }
 
 PyObject* new_error(py::module_& m, const char* name, PyObject* builtin, PyObject* base, const char* doc) {
-  py::tuple bases = builtin ? py::make_tuple(py::handle(base), py::handle(builtin)) : py::make_tuple(py::handle(base));
+  py::tuple bases = py::make_tuple(py::handle(base), py::handle(builtin));
   const std::string full = std::string("geblas.") + name;
   PyObject* type = PyErr_NewExceptionWithDoc(full.c_str(), doc, bases.ptr(), nullptr);
   if (!type) throw py::error_already_set();
