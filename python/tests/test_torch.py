@@ -160,7 +160,10 @@ def test_spmm_errors():
     with pytest.raises(TypeError):
         geblas.mxm(A, torch.randn(30, 4, dtype=torch.float64))
     with pytest.raises(ValueError, match="not contiguous"):
-        geblas.mxm(A, torch.randn(4, 30).t())
+        geblas.mxm(A, torch.randn(30, 8)[:, ::2])
+    # a transposed tensor is Fortran-ordered: used in place as a column-major matrix
+    Xt = torch.randn(4, 30).t()
+    torch.testing.assert_close(geblas.mxm(A, Xt), torch.from_numpy(S @ Xt.numpy()))
 
 
 # --- GPU ---------------------------------------------------------------------------------
