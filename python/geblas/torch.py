@@ -58,6 +58,7 @@ class _Graph:
         self.rows = torch.repeat_interleave(torch.arange(matrix.nrows, device=self.device), counts)
         self.values = values if values_tensor is None else values_tensor
         self.degree = counts.clamp(min=1)
+        self.empty_rows = (counts == 0).unsqueeze(1)
         self._unit = None
         self._keys = {}
 
@@ -173,8 +174,7 @@ def _max_packed(g, X, reduce):
 def _max_search(g, X, reduce):
     """Value through geblas; the winning edge found by comparing each edge's term with it."""
     Y = _spmm_plain(g, X, "max_times" if reduce == "max" else "min_times")
-    empty = torch.diff(g.indptr) == 0
-    Y[empty] = 0
+    Y.masked_fill_(g.empty_rows, 0)
     E, F = g.cols.numel(), X.shape[1]
     big = torch.iinfo(torch.int64).max
     best = torch.full((g.matrix.nrows, F), big, dtype=torch.int64, device=X.device)
@@ -217,6 +217,13 @@ class SpMM(torch.autograd.Function):
             if reduce == "mean":
                 Y = Y / g.degree.to(Y.dtype).unsqueeze(1)
             ctx.save_for_backward(Xd)
+        elif not ctx.needs_input_grad[1]:
+            # No gradient wanted (inference): the plain max_times / min_times SpMM, as fast
+            # as a sum; the argument is recorded only when a backward will need it.
+            Y = _spmm_plain(g, Xd, "max_times" if reduce == "max" else "min_times")
+            Y.masked_fill_(g.empty_rows, 0)
+            ctx.unit = True
+            ctx.save_for_backward(torch.empty(0), torch.empty(0))
         else:
             if g.unit() and X.dtype == torch.float32:
                 Y, arg, weight = _max_packed(g, Xd, reduce)

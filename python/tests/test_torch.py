@@ -89,8 +89,10 @@ def test_spmm_forward(reduce, unit, dtype):
     S = random_graph(3, n=40, m=25, unit=unit, dtype=np.float32 if dtype == torch.float32 else np.float64)
     X = torch.randn(25, 6, dtype=dtype)
     for A in (geblas.Matrix.from_scipy(S), torch_csr(S)):
-        Y = gt.spmm(A, X, reduce)
-        torch.testing.assert_close(Y, reference(S, X, reduce))
+        # without a gradient (max/min: the plain SpMM) and with one (the argument recorded)
+        for x in (X, X.clone().requires_grad_()):
+            Y = gt.spmm(A, x, reduce)
+            torch.testing.assert_close(Y.detach(), reference(S, X, reduce))
 
 
 @pytest.mark.parametrize("reduce", ["max", "min"])
