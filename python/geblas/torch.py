@@ -208,7 +208,7 @@ class SpMM(torch.autograd.Function):
     """Semiring SpMM with the gradients described in the module docstring."""
 
     @staticmethod
-    def forward(ctx, values, X, g, reduce):
+    def forward(ctx, values, X, g, reduce, record_arg):
         # `values` is A's values tensor when its gradient is wanted (sum), else None; it is
         # an argument so that autograd routes its gradient.
         Xd = X.detach()
@@ -217,7 +217,7 @@ class SpMM(torch.autograd.Function):
             if reduce == "mean":
                 Y = Y / g.degree.to(Y.dtype).unsqueeze(1)
             ctx.save_for_backward(Xd)
-        elif not ctx.needs_input_grad[1]:
+        elif not record_arg:
             # No gradient wanted (inference): the plain max_times / min_times SpMM, as fast
             # as a sum; the argument is recorded only when a backward will need it.
             Y = _spmm_plain(g, Xd, "max_times" if reduce == "max" else "min_times")
@@ -254,7 +254,7 @@ class SpMM(torch.autograd.Function):
                 contrib = torch.where(arg >= 0, contrib, torch.zeros((), dtype=grad.dtype, device=grad.device))
                 d_x = torch.zeros((ctx.nrows_x, grad.shape[1]), dtype=grad.dtype, device=grad.device)
                 d_x.scatter_add_(0, arg.clamp(min=0), contrib)
-        return d_values, d_x, None, None
+        return d_values, d_x, None, None, None
 
 
 def spmm(A, X, reduce="sum", values=None):
@@ -275,4 +275,6 @@ def spmm(A, X, reduce="sum", values=None):
                                      "reduce='sum' only")
     if values is not None and not values.requires_grad:
         values = None
-    return SpMM.apply(values, X, g, reduce)
+    # Inside forward the grad mode is always off; whether a backward can come is known here.
+    record_arg = torch.is_grad_enabled() and X.requires_grad
+    return SpMM.apply(values, X, g, reduce, record_arg)
