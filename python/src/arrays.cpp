@@ -12,10 +12,10 @@
 namespace geblas::python {
 
 TypeId type_from_name(const std::string& name) {
-  static const std::pair<const char*, TypeId> names[] = {
-      {"bool", TypeId::boolean},    {"int32", TypeId::int32},       {"int64", TypeId::int64},
-      {"float32", TypeId::float32}, {"float64", TypeId::float64},   {"float16", TypeId::float16},
-      {"bfloat16", TypeId::bfloat16}};
+  static const std::pair<const char*, TypeId> names[] = {{"bool", TypeId::boolean},     {"int32", TypeId::int32},
+                                                         {"int64", TypeId::int64},      {"float32", TypeId::float32},
+                                                         {"float64", TypeId::float64},  {"float16", TypeId::float16},
+                                                         {"bfloat16", TypeId::bfloat16}};
   for (const auto& [n, t] : names)
     if (name == n) return t;
   throw DomainMismatch("geblas: dtype '" + name +
@@ -46,7 +46,8 @@ std::shared_ptr<void> keep_alive(py::object obj) {
 }
 
 TypeId type_from_numpy(const py::dtype& dt, const std::string& what) {
-  if (dt.byteorder() == '>') throw DomainMismatch("geblas: " + what + " has big-endian values; convert it to native order");
+  if (dt.byteorder() == '>')
+    throw DomainMismatch("geblas: " + what + " has big-endian values; convert it to native order");
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   if (kind == 'b' && size == 1) return TypeId::boolean;
@@ -70,9 +71,10 @@ TypeId type_from_dlpack(DLDataType t, const std::string& what) {
     if (t.code == 2 && t.bits == 64) return TypeId::float64;
     if (t.code == 4 && t.bits == 16) return TypeId::bfloat16;
   }
-  throw DomainMismatch("geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " +
-                       std::to_string(t.bits) + " bits, " + std::to_string(t.lanes) +
-                       " lanes), which geblas does not store (bool, int32, int64, float16, bfloat16, float32, float64)");
+  throw DomainMismatch(
+      "geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
+      " bits, " + std::to_string(t.lanes) +
+      " lanes), which geblas does not store (bool, int32, int64, float16, bfloat16, float32, float64)");
 }
 
 DLDataType dlpack_type(TypeId t) {
@@ -174,9 +176,7 @@ std::size_t element_count(const ArrayView& v) {
 
 }  // namespace
 
-bool is_array(py::handle obj) {
-  return py::isinstance<py::array>(obj) || py::hasattr(obj, "__dlpack__");
-}
+bool is_array(py::handle obj) { return py::isinstance<py::array>(obj) || py::hasattr(obj, "__dlpack__"); }
 
 ArrayView view_of(py::handle obj, const std::string& what) {
   if (py::isinstance<py::array>(obj)) return view_numpy(py::reinterpret_borrow<py::array>(obj), what);
@@ -230,12 +230,15 @@ detail::VectorStorage vector_from_view(const ArrayView& v, const std::string& wh
 
 Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape,
                    std::vector<std::int64_t> strides)
-    : buffer_(std::move(buffer)), type_(type), device_(buffer_.device()), shape_(std::move(shape)),
+    : buffer_(std::move(buffer)),
+      type_(type),
+      device_(buffer_.device()),
+      shape_(std::move(shape)),
       strides_(std::move(strides)) {}
 
 Exported Exported::from_dense(detail::DenseStorage s) {
-  std::vector<std::int64_t> strides = s.layout == Layout::row_major ? std::vector<std::int64_t>{s.ld, 1}
-                                                                     : std::vector<std::int64_t>{1, s.ld};
+  std::vector<std::int64_t> strides =
+      s.layout == Layout::row_major ? std::vector<std::int64_t>{s.ld, 1} : std::vector<std::int64_t>{1, s.ld};
   const Device dev = s.device;
   Exported e(std::move(s.data), s.type, {s.nrows, s.ncols}, std::move(strides));
   e.device_ = dev;  // an empty buffer does not know its device
@@ -251,7 +254,9 @@ Exported Exported::from_vector(detail::VectorStorage s) {
 }
 
 void Exported::check_available(const char* how) const {
-  if (exported_) throw InvalidValue(std::string("geblas: this result was already handed over through __dlpack__; ") + how + " is no longer possible");
+  if (exported_)
+    throw InvalidValue(std::string("geblas: this result was already handed over through __dlpack__; ") + how +
+                       " is no longer possible");
 }
 
 py::object Exported::numpy(py::object self) {

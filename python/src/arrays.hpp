@@ -78,8 +78,7 @@ detail::RawBuffer buffer_from_view(const ArrayView& v, const std::string& what);
 // consumer then owns the buffer).
 class Exported {
  public:
-  Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape,
-           std::vector<std::int64_t> strides);
+  Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides);
   static Exported from_dense(detail::DenseStorage s);
   static Exported from_vector(detail::VectorStorage s);  // dense storage only
 

@@ -42,8 +42,8 @@ using detail::VectorStorage;
 // --- typed façades over type-erased storage --------------------------------------------
 
 template <template <class> class Obj>
-using AnyOf = std::variant<Obj<bool>, Obj<std::int32_t>, Obj<std::int64_t>, Obj<float>, Obj<double>, Obj<half>,
-                           Obj<bfloat16>>;
+using AnyOf =
+    std::variant<Obj<bool>, Obj<std::int32_t>, Obj<std::int64_t>, Obj<float>, Obj<double>, Obj<half>, Obj<bfloat16>>;
 
 template <template <class> class Obj, class S>
 AnyOf<Obj> typed(S s) {
@@ -62,13 +62,17 @@ AnyOf<Obj> typed(S s) {
 struct PyMatrix {
   AnyOf<SparseMatrix> m;
   explicit PyMatrix(SparseStorage s) : m(typed<SparseMatrix>(std::move(s))) {}
-  SparseStorage& s() { return std::visit([](auto& x) -> SparseStorage& { return x.storage(); }, m); }
+  SparseStorage& s() {
+    return std::visit([](auto& x) -> SparseStorage& { return x.storage(); }, m);
+  }
 };
 
 struct PyVector {
   AnyOf<Vector> v;
   explicit PyVector(VectorStorage s) : v(typed<Vector>(std::move(s))) {}
-  VectorStorage& s() { return std::visit([](auto& x) -> VectorStorage& { return x.storage(); }, v); }
+  VectorStorage& s() {
+    return std::visit([](auto& x) -> VectorStorage& { return x.storage(); }, v);
+  }
 };
 
 std::string type_name(TypeId t) { return std::string(to_string(t)); }
@@ -83,7 +87,9 @@ struct ScalarValue {
 };
 
 template <class T>
-void store(ScalarValue& out, T v) { std::memcpy(out.data(), &v, sizeof(T)); }
+void store(ScalarValue& out, T v) {
+  std::memcpy(out.data(), &v, sizeof(T));
+}
 
 ScalarValue scalar_of(TypeId t, py::handle x, const char* what) {
   ScalarValue out;
@@ -158,13 +164,13 @@ struct SelectName {
   bool value;
 };
 constexpr SelectName select_names[] = {
-    {"tril", SelectOpId::tril, false},         {"triu", SelectOpId::triu, false},
-    {"diag", SelectOpId::diag, false},         {"offdiag", SelectOpId::offdiag, false},
-    {"row_le", SelectOpId::row_le, false},     {"row_gt", SelectOpId::row_gt, false},
-    {"col_le", SelectOpId::col_le, false},     {"col_gt", SelectOpId::col_gt, false},
-    {"value_eq", SelectOpId::value_eq, true},  {"value_ne", SelectOpId::value_ne, true},
-    {"value_lt", SelectOpId::value_lt, true},  {"value_le", SelectOpId::value_le, true},
-    {"value_gt", SelectOpId::value_gt, true},  {"value_ge", SelectOpId::value_ge, true},
+    {"tril", SelectOpId::tril, false},        {"triu", SelectOpId::triu, false},
+    {"diag", SelectOpId::diag, false},        {"offdiag", SelectOpId::offdiag, false},
+    {"row_le", SelectOpId::row_le, false},    {"row_gt", SelectOpId::row_gt, false},
+    {"col_le", SelectOpId::col_le, false},    {"col_gt", SelectOpId::col_gt, false},
+    {"value_eq", SelectOpId::value_eq, true}, {"value_ne", SelectOpId::value_ne, true},
+    {"value_lt", SelectOpId::value_lt, true}, {"value_le", SelectOpId::value_le, true},
+    {"value_gt", SelectOpId::value_gt, true}, {"value_ge", SelectOpId::value_ge, true},
     {"nonzero", SelectOpId::nonzero, false}};
 
 const SelectName& select_op(const std::string& name) {
@@ -185,8 +191,8 @@ struct Operand {
   PyMatrix* matrix = nullptr;
   PyVector* vector = nullptr;
   std::optional<ArrayView> view;
-  DenseStorage dense;        // when kind == dense
-  VectorStorage dense_vec;   // when kind == vector and from an array
+  DenseStorage dense;       // when kind == dense
+  VectorStorage dense_vec;  // when kind == vector and from an array
   bool is_array() const { return view.has_value(); }
 
   const SparseStorage& sparse_s() const { return matrix->s(); }
@@ -255,16 +261,14 @@ Mask mask_from(const V& typed_variant, bool structural, bool complement) {
   return complement ? m.complement() : m;
 }
 
-bool flag(const py::kwargs& kw, const char* name) {
-  return kw.contains(name) ? kw[name].cast<bool>() : false;
-}
+bool flag(const py::kwargs& kw, const char* name) { return kw.contains(name) ? kw[name].cast<bool>() : false; }
 
 // Fills `c` from the keyword arguments every operation takes: mask, accum, replace,
 // structural_mask, complement_mask, transpose_a, transpose_b, variant, allow_tf32.
 // `type` is the operation's value type (the accumulator's type).
 void parse_options(CallOptions& c, const py::kwargs& kw, TypeId type, const char* op_name) {
-  static const char* known[] = {"mask",        "accum",       "replace",  "structural_mask", "complement_mask",
-                                "transpose_a", "transpose_b", "variant",  "allow_tf32"};
+  static const char* known[] = {"mask",        "accum",       "replace", "structural_mask", "complement_mask",
+                                "transpose_a", "transpose_b", "variant", "allow_tf32"};
   for (auto item : kw) {
     const auto key = item.first.cast<std::string>();
     bool ok = false;
@@ -359,7 +363,8 @@ VectorOut vector_out(py::object out, Index size, TypeId t, Device dev, bool dens
     return d;
   }
   d.given.emplace(operand(out, "out"));
-  if (d.given->kind != Operand::Kind::vector) throw InvalidValue(std::string(op) + ": out must be a Vector or a 1-D array");
+  if (d.given->kind != Operand::Kind::vector)
+    throw InvalidValue(std::string(op) + ": out must be a Vector or a 1-D array");
   check_writable(*d.given, "out");
   return d;
 }
@@ -385,8 +390,7 @@ py::object finish_vector(VectorOut& d, F&& f) {
 }
 
 PyMatrix& matrix_arg(py::handle obj, const char* what, const char* op) {
-  if (!py::isinstance<PyMatrix>(obj))
-    throw InvalidValue(std::string(op) + ": " + what + " must be a geblas.Matrix");
+  if (!py::isinstance<PyMatrix>(obj)) throw InvalidValue(std::string(op) + ": " + what + " must be a geblas.Matrix");
   return obj.cast<PyMatrix&>();
 }
 
@@ -437,7 +441,8 @@ py::object op_mxv(py::object a, py::object u_obj, const std::string& semiring, p
   const char* name = vxm ? "vxm" : "mxv";
   PyMatrix& A = matrix_arg(a, "A", name);
   Operand u = operand(u_obj, "u");
-  if (u.kind != Operand::Kind::vector) throw DimensionMismatch(std::string(name) + ": u must be a Vector or a 1-D array");
+  if (u.kind != Operand::Kind::vector)
+    throw DimensionMismatch(std::string(name) + ": u must be a Vector or a 1-D array");
   const SemiringId sid = semiring_from_string(semiring.c_str());
   CallOptions c;
   parse_options(c, kw, A.s().type, name);
@@ -559,7 +564,8 @@ py::object op_select(py::object a, const std::string& op, py::object thunk, py::
     }
     return py::cast(PyMatrix(std::move(C)));
   }
-  if (A.kind != Operand::Kind::vector) throw InvalidValue("select: A must be a geblas.Matrix, a geblas.Vector or a 1-D array");
+  if (A.kind != Operand::Kind::vector)
+    throw InvalidValue("select: A must be a geblas.Matrix, a geblas.Vector or a 1-D array");
   VectorOut w = vector_out(out, A.vec_s().size, A.type(), A.device(), A.is_array(), "select");
   return finish_vector(w, [&](VectorStorage& ws) { detail::select(ws, A.vec_s(), p, c.o); });
 }
@@ -568,7 +574,8 @@ py::object op_reduce(py::object a, const std::string& m, py::object axis, py::ob
   Operand A = operand(a, "A");
   const MonoidId mid = monoid(m);
   if (axis.is_none()) {
-    if (!out.is_none() || kw.size() != 0) throw InvalidValue("reduce: a reduction to a scalar takes no out, mask or other options");
+    if (!out.is_none() || kw.size() != 0)
+      throw InvalidValue("reduce: a reduction to a scalar takes no out, mask or other options");
     ScalarValue r;
     {
       py::gil_scoped_release nogil;
@@ -579,7 +586,8 @@ py::object op_reduce(py::object a, const std::string& m, py::object axis, py::ob
     return python_scalar(A.type(), r);
   }
   const int ax = axis.cast<int>();
-  if (ax != 0 && ax != 1) throw InvalidValue("reduce: axis must be None, 0 (columns) or 1 (rows), got " + std::to_string(ax));
+  if (ax != 0 && ax != 1)
+    throw InvalidValue("reduce: axis must be None, 0 (columns) or 1 (rows), got " + std::to_string(ax));
   if (A.kind == Operand::Kind::vector) throw InvalidValue("reduce: a vector reduces to a scalar only (axis=None)");
   CallOptions c;
   parse_options(c, kw, A.type(), "reduce");
@@ -923,11 +931,13 @@ void register_errors(py::module_& m) {
       new_error(m, "DeviceMismatch", PyExc_ValueError, t.base, "Operands on different devices (no hidden copies)."));
   set(Info::not_implemented,
       new_error(m, "NotImplementedError", PyExc_NotImplementedError, t.base, "Not supported for these operands."));
-  set(Info::invalid_object, new_error(m, "InvalidObject", PyExc_ValueError, t.base, "Malformed input data (e.g. CSR arrays)."));
+  set(Info::invalid_object,
+      new_error(m, "InvalidObject", PyExc_ValueError, t.base, "Malformed input data (e.g. CSR arrays)."));
   set(Info::out_of_memory, new_error(m, "OutOfMemory", PyExc_MemoryError, t.base, "An allocation failed."));
   set(Info::io_error, new_error(m, "IoError", PyExc_OSError, t.base, "A file could not be read or written."));
   set(Info::parse_error, new_error(m, "ParseError", PyExc_ValueError, t.base, "A malformed input file."));
-  PyObject* runtime = new_error(m, "ExecutionError", PyExc_RuntimeError, t.base, "A failure while running (CUDA, internal).");
+  PyObject* runtime =
+      new_error(m, "ExecutionError", PyExc_RuntimeError, t.base, "A failure while running (CUDA, internal).");
   set(Info::cuda_error, runtime);
   set(Info::panic, runtime);
   for (auto& p : t.by_info)
@@ -954,11 +964,14 @@ PYBIND11_MODULE(_geblas, m) {
   m.def("cuda_compiled", &cuda_compiled);
   m.def("cuda_device_count", &cuda_device_count);
   m.def("default_device", [] { return default_device().str(); });
-  m.def("synchronize", [](const std::string& d) {
-    const Device dev = device_from_name(d);
-    py::gil_scoped_release nogil;
-    synchronize(dev);
-  }, py::arg("device") = "cuda:0");
+  m.def(
+      "synchronize",
+      [](const std::string& d) {
+        const Device dev = device_from_name(d);
+        py::gil_scoped_release nogil;
+        synchronize(dev);
+      },
+      py::arg("device") = "cuda:0");
   m.def("transfer_counts", [] {
     const TransferCounts t = transfer_counts();
     py::dict d;
@@ -972,8 +985,9 @@ PYBIND11_MODULE(_geblas, m) {
 
   py::class_<Exported>(m, "Exported", "A geblas result buffer: take it with numpy() or through __dlpack__.")
       .def("numpy", [](py::object self) { return self.cast<Exported&>().numpy(self); })
-      .def("__dlpack__", [](Exported& e, py::object stream, py::kwargs) { return e.dlpack(stream); },
-           py::arg("stream") = py::none())
+      .def(
+          "__dlpack__", [](Exported& e, py::object stream, py::kwargs) { return e.dlpack(stream); },
+          py::arg("stream") = py::none())
       .def("__dlpack_device__", &Exported::dlpack_device)
       .def_property_readonly("data_ptr", &Exported::data_ptr)
       .def_property_readonly("dtype", [](const Exported& e) { return type_name(e.type()); })
@@ -991,19 +1005,29 @@ PYBIND11_MODULE(_geblas, m) {
       .def_property_readonly("nvals", [](PyMatrix& A) { return A.s().nvals; })
       .def_property_readonly("dtype", [](PyMatrix& A) { return type_name(A.s().type); })
       .def_property_readonly("device", [](PyMatrix& A) { return A.s().device.str(); })
-      .def_property_readonly("borrowed", [](PyMatrix& A) { return A.s().values.borrowed() || A.s().col_indices.borrowed() || A.s().row_offsets.borrowed(); },
-                             "True when the matrix uses another library's arrays in place.")
-      .def("to", [](PyMatrix& A, const std::string& device) {
-             const Device d = device_from_name(device);
-             py::gil_scoped_release nogil;
-             SparseStorage s = detail::to_device(A.s(), d);
-             py::gil_scoped_acquire gil;
-             return PyMatrix(std::move(s));
-           }, py::arg("device"), "A copy on `device` (\"cpu\", \"cuda:0\").")
-      .def("dup", [](PyMatrix& A) { return PyMatrix(SparseStorage(A.s())); }, "An independent copy (owned memory).")
-      .def("clear_cache", [](PyMatrix& A) { A.s().derived.reset(); },
-           "Drops cached derived data (transpose, plans); call it after changing borrowed arrays in place.")
-      .def("_csr", [](PyMatrix& A) {
+      .def_property_readonly(
+          "borrowed",
+          [](PyMatrix& A) {
+            return A.s().values.borrowed() || A.s().col_indices.borrowed() || A.s().row_offsets.borrowed();
+          },
+          "True when the matrix uses another library's arrays in place.")
+      .def(
+          "to",
+          [](PyMatrix& A, const std::string& device) {
+            const Device d = device_from_name(device);
+            py::gil_scoped_release nogil;
+            SparseStorage s = detail::to_device(A.s(), d);
+            py::gil_scoped_acquire gil;
+            return PyMatrix(std::move(s));
+          },
+          py::arg("device"), "A copy on `device` (\"cpu\", \"cuda:0\").")
+      .def(
+          "dup", [](PyMatrix& A) { return PyMatrix(SparseStorage(A.s())); }, "An independent copy (owned memory).")
+      .def(
+          "clear_cache", [](PyMatrix& A) { A.s().derived.reset(); },
+          "Drops cached derived data (transpose, plans); call it after changing borrowed arrays in place.")
+      .def("_csr",
+           [](PyMatrix& A) {
              // Copies (the matrix keeps its own arrays), exported without a further copy.
              SparseStorage& s = A.s();
              detail::RawBuffer ro(s.row_offsets), ci(s.col_indices), v(s.values);
@@ -1011,7 +1035,8 @@ PYBIND11_MODULE(_geblas, m) {
                                    Exported(std::move(ci), TypeId::int32, {s.nvals}, {1}),
                                    Exported(std::move(v), s.type, {s.nvals}, {1}));
            })
-      .def("_data_ptrs", [](PyMatrix& A) {
+      .def("_data_ptrs",
+           [](PyMatrix& A) {
              SparseStorage& s = A.s();
              return py::make_tuple(reinterpret_cast<std::uintptr_t>(s.row_offsets.data()),
                                    reinterpret_cast<std::uintptr_t>(s.col_indices.data()),
@@ -1019,8 +1044,9 @@ PYBIND11_MODULE(_geblas, m) {
            })
       .def("__repr__", [](PyMatrix& A) {
         const SparseStorage& s = A.s();
-        return "geblas.Matrix(" + std::to_string(s.nrows) + " x " + std::to_string(s.ncols) + ", nvals=" +
-               std::to_string(s.nvals) + ", dtype=" + type_name(s.type) + ", device=" + s.device.str() + ")";
+        return "geblas.Matrix(" + std::to_string(s.nrows) + " x " + std::to_string(s.ncols) +
+               ", nvals=" + std::to_string(s.nvals) + ", dtype=" + type_name(s.type) + ", device=" + s.device.str() +
+               ")";
       });
 
   py::class_<PyVector>(m, "Vector", "A vector on one device, stored dense or sparse.", py::dynamic_attr())
@@ -1034,21 +1060,28 @@ PYBIND11_MODULE(_geblas, m) {
       .def_property_readonly("dtype", [](PyVector& v) { return type_name(v.s().type); })
       .def_property_readonly("device", [](PyVector& v) { return v.s().device.str(); })
       .def_property_readonly("is_dense", [](PyVector& v) { return v.s().dense; })
-      .def("to", [](PyVector& v, const std::string& device) {
-             const Device d = device_from_name(device);
-             py::gil_scoped_release nogil;
-             VectorStorage s = detail::to_device(v.s(), d);
-             py::gil_scoped_acquire gil;
-             return PyVector(std::move(s));
-           }, py::arg("device"))
+      .def(
+          "to",
+          [](PyVector& v, const std::string& device) {
+            const Device d = device_from_name(device);
+            py::gil_scoped_release nogil;
+            VectorStorage s = detail::to_device(v.s(), d);
+            py::gil_scoped_acquire gil;
+            return PyVector(std::move(s));
+          },
+          py::arg("device"))
       .def("dup", [](PyVector& v) { return PyVector(VectorStorage(v.s())); })
-      .def("_dense", [](PyVector& v, py::object fill) {
-             const VectorStorage& s = v.s();
-             const ScalarValue f = scalar_of(s.type, fill, "fill");
-             VectorStorage d = s.dense ? VectorStorage(s) : detail::to_dense_storage(s, f.data());
-             return Exported::from_vector(std::move(d));
-           }, py::arg("fill"))
-      .def("_sparse_parts", [](PyVector& v) {
+      .def(
+          "_dense",
+          [](PyVector& v, py::object fill) {
+            const VectorStorage& s = v.s();
+            const ScalarValue f = scalar_of(s.type, fill, "fill");
+            VectorStorage d = s.dense ? VectorStorage(s) : detail::to_dense_storage(s, f.data());
+            return Exported::from_vector(std::move(d));
+          },
+          py::arg("fill"))
+      .def("_sparse_parts",
+           [](PyVector& v) {
              VectorStorage s = detail::to_sparse_storage(v.s());
              const Index n = s.nvals;
              return py::make_tuple(Exported(std::move(s.indices), TypeId::int32, {n}, {1}),
@@ -1056,84 +1089,85 @@ PYBIND11_MODULE(_geblas, m) {
            })
       .def("__repr__", [](PyVector& v) {
         const VectorStorage& s = v.s();
-        return "geblas.Vector(size=" + std::to_string(s.size) + ", nvals=" + std::to_string(s.nvals) + ", dtype=" +
-               type_name(s.type) + ", device=" + s.device.str() + (s.dense ? ", dense)" : ", sparse)");
+        return "geblas.Vector(size=" + std::to_string(s.size) + ", nvals=" + std::to_string(s.nvals) +
+               ", dtype=" + type_name(s.type) + ", device=" + s.device.str() + (s.dense ? ", dense)" : ", sparse)");
       });
 
   // --- construction ---------------------------------------------------------------------
-  m.def("_matrix_from_csr", [](Index nrows, Index ncols, py::object indptr, py::object indices, py::object values,
-                               bool validate, bool copy) {
-    ArrayView ro = view_of(indptr, "indptr"), ci = view_of(indices, "indices"), va = view_of(values, "values");
-    const Device dev = va.device;
-    if (ro.device != dev || ci.device != dev)
-      throw DeviceMismatch("Matrix.from_csr: indptr is on " + ro.device.str() + ", indices on " + ci.device.str() +
-                           ", values on " + dev.str() + "; all three must be on one device");
-    if (ro.type != TypeId::int32 && ro.type != TypeId::int64)
-      throw DomainMismatch("Matrix.from_csr: indptr must be int32 or int64, is " + type_name(ro.type));
-    if (ci.type != TypeId::int32 && ci.type != TypeId::int64)
-      throw DomainMismatch("Matrix.from_csr: indices must be int32 or int64, is " + type_name(ci.type));
-    detail::check_dimensions(nrows, ncols, "Matrix.from_csr");
-    auto as_vector = [](const ArrayView& v, const char* what) {
-      return vector_from_view(v, what);
-    };
-    VectorStorage rov = as_vector(ro, "indptr"), civ = as_vector(ci, "indices");
-    if (rov.size != nrows + 1)
-      throw DimensionMismatch("Matrix.from_csr: indptr has " + std::to_string(rov.size) + " entries; " +
-                              std::to_string(nrows) + " rows need " + std::to_string(nrows + 1));
-    detail::RawBuffer vbuf = buffer_from_view(va, "values");
-    py::gil_scoped_release nogil;
-    // Column indices are 32-bit in geblas: wider ones are checked before narrowing, so
-    // that an index beyond int32 is an error naming it, never a wrapped value.
-    if (civ.type == TypeId::int64) {
-      if (civ.size > 0) {
-        std::int64_t lo = 0, hi = 0;
-        detail::reduce_scalar(&lo, civ, MonoidId::min);
-        detail::reduce_scalar(&hi, civ, MonoidId::max);
-        if (lo < 0) throw InvalidIndex("Matrix.from_csr: a column index is " + std::to_string(lo) + " (negative)");
-        if (hi > INT32_MAX)
-          throw InvalidIndex("Matrix.from_csr: column index " + std::to_string(hi) +
-                             " does not fit int32 (geblas stores 32-bit column indices; dimensions are below 2^31)");
-      }
-      civ = detail::convert(civ, TypeId::int32);
-    }
-    if (rov.type == TypeId::int32) rov = detail::convert(rov, TypeId::int64);
-    if (civ.size != va.shape[0])
-      throw DimensionMismatch("Matrix.from_csr: " + std::to_string(civ.size) + " column indices but " +
-                              std::to_string(va.shape[0]) + " values");
-    SparseStorage s;
-    if (dev.is_cpu() || validate) {
-      // adopt_csr validates on the host; for device arrays it checks host copies of the
-      // index arrays and the matrix then uses the device arrays.
-      detail::RawBuffer ro_h = dev.is_cpu() ? std::move(rov.values) : rov.values.to(Device::cpu());
-      detail::RawBuffer ci_h = dev.is_cpu() ? std::move(civ.values) : civ.values.to(Device::cpu());
-      detail::RawBuffer v_h = dev.is_cpu() ? std::move(vbuf) : detail::RawBuffer(0, Device::cpu());
-      if (!dev.is_cpu()) {
-        // adopt_csr checks that the values match the columns in length only; give it an
-        // empty host stand-in of the right byte count without copying the values.
-        v_h = detail::RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
-      }
-      s = detail::adopt_csr(nrows, ncols, std::move(ro_h), std::move(ci_h), std::move(v_h), va.type, Device::cpu());
-      if (!dev.is_cpu()) {
-        s.device = dev;
-        s.row_offsets = std::move(rov.values);
-        s.col_indices = std::move(civ.values);
-        s.values = std::move(vbuf);
-      }
-    } else {
-      s.nrows = nrows;
-      s.ncols = ncols;
-      s.nvals = civ.size;
-      s.type = va.type;
-      s.device = dev;
-      s.row_offsets = std::move(rov.values);
-      s.col_indices = std::move(civ.values);
-      s.values = std::move(vbuf);
-    }
-    if (copy) s = SparseStorage(s);
-    py::gil_scoped_acquire gil;
-    return PyMatrix(std::move(s));
-  }, py::arg("nrows"), py::arg("ncols"), py::arg("indptr"), py::arg("indices"), py::arg("values"),
-     py::arg("validate") = true, py::arg("copy") = false);
+  m.def(
+      "_matrix_from_csr",
+      [](Index nrows, Index ncols, py::object indptr, py::object indices, py::object values, bool validate, bool copy) {
+        ArrayView ro = view_of(indptr, "indptr"), ci = view_of(indices, "indices"), va = view_of(values, "values");
+        const Device dev = va.device;
+        if (ro.device != dev || ci.device != dev)
+          throw DeviceMismatch("Matrix.from_csr: indptr is on " + ro.device.str() + ", indices on " + ci.device.str() +
+                               ", values on " + dev.str() + "; all three must be on one device");
+        if (ro.type != TypeId::int32 && ro.type != TypeId::int64)
+          throw DomainMismatch("Matrix.from_csr: indptr must be int32 or int64, is " + type_name(ro.type));
+        if (ci.type != TypeId::int32 && ci.type != TypeId::int64)
+          throw DomainMismatch("Matrix.from_csr: indices must be int32 or int64, is " + type_name(ci.type));
+        detail::check_dimensions(nrows, ncols, "Matrix.from_csr");
+        auto as_vector = [](const ArrayView& v, const char* what) { return vector_from_view(v, what); };
+        VectorStorage rov = as_vector(ro, "indptr"), civ = as_vector(ci, "indices");
+        if (rov.size != nrows + 1)
+          throw DimensionMismatch("Matrix.from_csr: indptr has " + std::to_string(rov.size) + " entries; " +
+                                  std::to_string(nrows) + " rows need " + std::to_string(nrows + 1));
+        detail::RawBuffer vbuf = buffer_from_view(va, "values");
+        py::gil_scoped_release nogil;
+        // Column indices are 32-bit in geblas: wider ones are checked before narrowing, so
+        // that an index beyond int32 is an error naming it, never a wrapped value.
+        if (civ.type == TypeId::int64) {
+          if (civ.size > 0) {
+            std::int64_t lo = 0, hi = 0;
+            detail::reduce_scalar(&lo, civ, MonoidId::min);
+            detail::reduce_scalar(&hi, civ, MonoidId::max);
+            if (lo < 0) throw InvalidIndex("Matrix.from_csr: a column index is " + std::to_string(lo) + " (negative)");
+            if (hi > INT32_MAX)
+              throw InvalidIndex(
+                  "Matrix.from_csr: column index " + std::to_string(hi) +
+                  " does not fit int32 (geblas stores 32-bit column indices; dimensions are below 2^31)");
+          }
+          civ = detail::convert(civ, TypeId::int32);
+        }
+        if (rov.type == TypeId::int32) rov = detail::convert(rov, TypeId::int64);
+        if (civ.size != va.shape[0])
+          throw DimensionMismatch("Matrix.from_csr: " + std::to_string(civ.size) + " column indices but " +
+                                  std::to_string(va.shape[0]) + " values");
+        SparseStorage s;
+        if (dev.is_cpu() || validate) {
+          // adopt_csr validates on the host; for device arrays it checks host copies of the
+          // index arrays and the matrix then uses the device arrays.
+          detail::RawBuffer ro_h = dev.is_cpu() ? std::move(rov.values) : rov.values.to(Device::cpu());
+          detail::RawBuffer ci_h = dev.is_cpu() ? std::move(civ.values) : civ.values.to(Device::cpu());
+          detail::RawBuffer v_h = dev.is_cpu() ? std::move(vbuf) : detail::RawBuffer(0, Device::cpu());
+          if (!dev.is_cpu()) {
+            // adopt_csr checks that the values match the columns in length only; give it an
+            // empty host stand-in of the right byte count without copying the values.
+            v_h = detail::RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
+          }
+          s = detail::adopt_csr(nrows, ncols, std::move(ro_h), std::move(ci_h), std::move(v_h), va.type, Device::cpu());
+          if (!dev.is_cpu()) {
+            s.device = dev;
+            s.row_offsets = std::move(rov.values);
+            s.col_indices = std::move(civ.values);
+            s.values = std::move(vbuf);
+          }
+        } else {
+          s.nrows = nrows;
+          s.ncols = ncols;
+          s.nvals = civ.size;
+          s.type = va.type;
+          s.device = dev;
+          s.row_offsets = std::move(rov.values);
+          s.col_indices = std::move(civ.values);
+          s.values = std::move(vbuf);
+        }
+        if (copy) s = SparseStorage(s);
+        py::gil_scoped_acquire gil;
+        return PyMatrix(std::move(s));
+      },
+      py::arg("nrows"), py::arg("ncols"), py::arg("indptr"), py::arg("indices"), py::arg("values"),
+      py::arg("validate") = true, py::arg("copy") = false);
 
   m.def("_matrix_from_coo", [](Index nrows, Index ncols, py::object rows, py::object cols, py::object values,
                                py::object dup, const std::string& device) {
@@ -1142,7 +1176,8 @@ PYBIND11_MODULE(_geblas, m) {
       if (!a->device.is_cpu()) throw DeviceMismatch("Matrix.from_coo: the tuples must be host arrays");
     if (r.type != TypeId::int64 || c.type != TypeId::int64)
       throw DomainMismatch("Matrix.from_coo: rows and cols must be int64");
-    detail::RawBuffer rb = buffer_from_view(r, "rows"), cb = buffer_from_view(c, "cols"), vb = buffer_from_view(v, "values");
+    detail::RawBuffer rb = buffer_from_view(r, "rows"), cb = buffer_from_view(c, "cols"),
+                      vb = buffer_from_view(v, "values");
     const Index count = r.shape[0];
     if (c.shape[0] != count || v.shape[0] != count)
       throw DimensionMismatch("Matrix.from_coo: rows, cols and values differ in length (" + std::to_string(count) +
@@ -1156,27 +1191,31 @@ PYBIND11_MODULE(_geblas, m) {
     return PyMatrix(std::move(s));
   });
 
-  m.def("_vector_from_dense", [](py::object values, bool copy) {
-    VectorStorage s = vector_from_view(view_of(values, "values"), "values");
-    if (copy) s = VectorStorage(s);
-    return PyVector(std::move(s));
-  }, py::arg("values"), py::arg("copy") = true);
+  m.def(
+      "_vector_from_dense",
+      [](py::object values, bool copy) {
+        VectorStorage s = vector_from_view(view_of(values, "values"), "values");
+        if (copy) s = VectorStorage(s);
+        return PyVector(std::move(s));
+      },
+      py::arg("values"), py::arg("copy") = true);
 
-  m.def("_vector_from_tuples", [](Index size, py::object indices, py::object values, py::object dup,
-                                  const std::string& device) {
-    ArrayView i = view_of(indices, "indices"), v = view_of(values, "values");
-    if (!i.device.is_cpu() || !v.device.is_cpu()) throw DeviceMismatch("Vector.from_tuples: the tuples must be host arrays");
-    if (i.type != TypeId::int64) throw DomainMismatch("Vector.from_tuples: indices must be int64");
-    detail::RawBuffer ib = buffer_from_view(i, "indices"), vb = buffer_from_view(v, "values");
-    if (i.shape[0] != v.shape[0])
-      throw DimensionMismatch("Vector.from_tuples: " + std::to_string(i.shape[0]) + " indices but " +
-                              std::to_string(v.shape[0]) + " values");
-    Duplicates d;
-    if (!dup.is_none()) d.op = binary_op(dup.cast<std::string>());
-    VectorStorage s = detail::build_sparse_vector(size, ib.as<Index>(), vb.data(), i.shape[0], v.type, d,
-                                                  device_from_name(device));
-    return PyVector(std::move(s));
-  });
+  m.def("_vector_from_tuples",
+        [](Index size, py::object indices, py::object values, py::object dup, const std::string& device) {
+          ArrayView i = view_of(indices, "indices"), v = view_of(values, "values");
+          if (!i.device.is_cpu() || !v.device.is_cpu())
+            throw DeviceMismatch("Vector.from_tuples: the tuples must be host arrays");
+          if (i.type != TypeId::int64) throw DomainMismatch("Vector.from_tuples: indices must be int64");
+          detail::RawBuffer ib = buffer_from_view(i, "indices"), vb = buffer_from_view(v, "values");
+          if (i.shape[0] != v.shape[0])
+            throw DimensionMismatch("Vector.from_tuples: " + std::to_string(i.shape[0]) + " indices but " +
+                                    std::to_string(v.shape[0]) + " values");
+          Duplicates d;
+          if (!dup.is_none()) d.op = binary_op(dup.cast<std::string>());
+          VectorStorage s = detail::build_sparse_vector(size, ib.as<Index>(), vb.data(), i.shape[0], v.type, d,
+                                                        device_from_name(device));
+          return PyVector(std::move(s));
+        });
 
   m.def("_dense_view", [](py::object x) {
     // What geblas sees of an array, without copying: for tests of the zero-copy path.
@@ -1186,39 +1225,46 @@ PYBIND11_MODULE(_geblas, m) {
   });
 
   // --- I/O --------------------------------------------------------------------------------
-  m.def("read_matrix_market", [](const std::string& path, const std::string& dtype, const std::string& device,
-                                 py::object duplicates, bool drop_zeros) {
-    io::ReadOptions o;
-    if (!duplicates.is_none()) o.duplicates.op = binary_op(duplicates.cast<std::string>());
-    o.drop_zeros = drop_zeros;
-    const TypeId t = type_from_name(dtype);
-    const Device dev = device_from_name(device);
-    py::gil_scoped_release nogil;
-    SparseStorage s = io::detail::read_matrix_market(path, t, o);
-    if (!dev.is_cpu()) s = detail::to_device(s, dev);
-    py::gil_scoped_acquire gil;
-    return PyMatrix(std::move(s));
-  }, py::arg("path"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("duplicates") = py::none(),
-     py::arg("drop_zeros") = false,
-     "Reads a Matrix Market file (plain or gzip) into a geblas.Matrix.");
-  m.def("read_graph", [](const std::string& path, const std::string& dtype, const std::string& device, bool undirected,
-                         int base) {
-    io::ReadOptions o;
-    o.undirected = undirected;
-    o.base = base;
-    const TypeId t = type_from_name(dtype);
-    const Device dev = device_from_name(device);
-    py::gil_scoped_release nogil;
-    SparseStorage s = io::detail::read_graph(path, t, o, io::Format::automatic);
-    if (!dev.is_cpu()) s = detail::to_device(s, dev);
-    py::gil_scoped_acquire gil;
-    return PyMatrix(std::move(s));
-  }, py::arg("path"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("undirected") = false,
-     py::arg("base") = 0, "Reads any graph file geblas knows (Matrix Market, binary, edge list, CSV).");
-  m.def("write_matrix_market", [](const std::string& path, PyMatrix& A) {
-    py::gil_scoped_release nogil;
-    io::detail::write_matrix_market(path, A.s());
-  }, py::arg("path"), py::arg("A"));
+  m.def(
+      "read_matrix_market",
+      [](const std::string& path, const std::string& dtype, const std::string& device, py::object duplicates,
+         bool drop_zeros) {
+        io::ReadOptions o;
+        if (!duplicates.is_none()) o.duplicates.op = binary_op(duplicates.cast<std::string>());
+        o.drop_zeros = drop_zeros;
+        const TypeId t = type_from_name(dtype);
+        const Device dev = device_from_name(device);
+        py::gil_scoped_release nogil;
+        SparseStorage s = io::detail::read_matrix_market(path, t, o);
+        if (!dev.is_cpu()) s = detail::to_device(s, dev);
+        py::gil_scoped_acquire gil;
+        return PyMatrix(std::move(s));
+      },
+      py::arg("path"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("duplicates") = py::none(),
+      py::arg("drop_zeros") = false, "Reads a Matrix Market file (plain or gzip) into a geblas.Matrix.");
+  m.def(
+      "read_graph",
+      [](const std::string& path, const std::string& dtype, const std::string& device, bool undirected, int base) {
+        io::ReadOptions o;
+        o.undirected = undirected;
+        o.base = base;
+        const TypeId t = type_from_name(dtype);
+        const Device dev = device_from_name(device);
+        py::gil_scoped_release nogil;
+        SparseStorage s = io::detail::read_graph(path, t, o, io::Format::automatic);
+        if (!dev.is_cpu()) s = detail::to_device(s, dev);
+        py::gil_scoped_acquire gil;
+        return PyMatrix(std::move(s));
+      },
+      py::arg("path"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("undirected") = false,
+      py::arg("base") = 0, "Reads any graph file geblas knows (Matrix Market, binary, edge list, CSV).");
+  m.def(
+      "write_matrix_market",
+      [](const std::string& path, PyMatrix& A) {
+        py::gil_scoped_release nogil;
+        io::detail::write_matrix_market(path, A.s());
+      },
+      py::arg("path"), py::arg("A"));
   m.def("read_matrix_market_header", [](const std::string& path) {
     const io::MatrixMarketHeader h = io::read_matrix_market_header(path);
     py::dict d;
@@ -1233,18 +1279,30 @@ PYBIND11_MODULE(_geblas, m) {
 
   // --- operations -------------------------------------------------------------------------
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
-  m.def("mxv", [](py::object a, py::object u, const std::string& s, py::object out, py::kwargs kw) {
-    return op_mxv(a, u, s, out, kw, false);
-  }, py::arg("A"), py::arg("u"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
-  m.def("vxm", [](py::object u, py::object a, const std::string& s, py::object out, py::kwargs kw) {
-    return op_mxv(a, u, s, out, kw, true);
-  }, py::arg("u"), py::arg("A"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
-  m.def("ewise_add", [](py::object a, py::object b, const std::string& op, py::object out, py::kwargs kw) {
-    return op_ewise(a, b, op, out, kw, detail::EwiseKind::add);
-  }, py::arg("A"), py::arg("B"), py::arg("op") = "plus", py::arg("out") = py::none());
-  m.def("ewise_mult", [](py::object a, py::object b, const std::string& op, py::object out, py::kwargs kw) {
-    return op_ewise(a, b, op, out, kw, detail::EwiseKind::mult);
-  }, py::arg("A"), py::arg("B"), py::arg("op") = "times", py::arg("out") = py::none());
+  m.def(
+      "mxv",
+      [](py::object a, py::object u, const std::string& s, py::object out, py::kwargs kw) {
+        return op_mxv(a, u, s, out, kw, false);
+      },
+      py::arg("A"), py::arg("u"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
+  m.def(
+      "vxm",
+      [](py::object u, py::object a, const std::string& s, py::object out, py::kwargs kw) {
+        return op_mxv(a, u, s, out, kw, true);
+      },
+      py::arg("u"), py::arg("A"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
+  m.def(
+      "ewise_add",
+      [](py::object a, py::object b, const std::string& op, py::object out, py::kwargs kw) {
+        return op_ewise(a, b, op, out, kw, detail::EwiseKind::add);
+      },
+      py::arg("A"), py::arg("B"), py::arg("op") = "plus", py::arg("out") = py::none());
+  m.def(
+      "ewise_mult",
+      [](py::object a, py::object b, const std::string& op, py::object out, py::kwargs kw) {
+        return op_ewise(a, b, op, out, kw, detail::EwiseKind::mult);
+      },
+      py::arg("A"), py::arg("B"), py::arg("op") = "times", py::arg("out") = py::none());
   m.def("apply", &op_apply, py::arg("A"), py::arg("op"), py::arg("scalar") = py::none(), py::arg("out") = py::none());
   m.def("select", &op_select, py::arg("A"), py::arg("op"), py::arg("thunk") = py::none(), py::arg("out") = py::none());
   m.def("reduce", &op_reduce, py::arg("A"), py::arg("monoid") = "plus", py::arg("axis") = py::none(),
@@ -1266,22 +1324,37 @@ PYBIND11_MODULE(_geblas, m) {
   m.def("sssp", &alg_sssp, py::arg("A"), py::arg("source"), py::arg("allow_negative") = false);
   m.def("connected_components", &alg_components, py::arg("A"));
   m.def("triangle_count", &alg_triangles, py::arg("A"));
-  m.def("gcn_normalize", [](PyMatrix& A) {
-    return with_types<float, double>(A, "gcn_normalize", [&](const auto& M) {
-      auto r = [&] {
-        py::gil_scoped_release nogil;
-        return algo::gcn_normalize(M);
-      }();
-      return PyMatrix(std::move(r.storage()));
-    });
-  }, py::arg("A"));
-  m.def("gcn_aggregate", [](PyMatrix& A, py::object X, py::object out) {
-    return gnn_aggregate(A, X, out, "gcn_aggregate", [](auto& Y, const auto& M, const auto& Xt) { algo::gcn_aggregate(Y, M, Xt); });
-  }, py::arg("A_hat"), py::arg("X"), py::arg("out") = py::none());
-  m.def("sage_mean_aggregate", [](PyMatrix& A, py::object X, py::object out) {
-    return gnn_aggregate(A, X, out, "sage_mean_aggregate", [](auto& Y, const auto& M, const auto& Xt) { algo::sage_mean_aggregate(Y, M, Xt); });
-  }, py::arg("A"), py::arg("X"), py::arg("out") = py::none());
-  m.def("sage_max_aggregate", [](PyMatrix& A, py::object X, py::object out) {
-    return gnn_aggregate(A, X, out, "sage_max_aggregate", [](auto& Y, const auto& M, const auto& Xt) { algo::sage_max_aggregate(Y, M, Xt); });
-  }, py::arg("A"), py::arg("X"), py::arg("out") = py::none());
+  m.def(
+      "gcn_normalize",
+      [](PyMatrix& A) {
+        return with_types<float, double>(A, "gcn_normalize", [&](const auto& M) {
+          auto r = [&] {
+            py::gil_scoped_release nogil;
+            return algo::gcn_normalize(M);
+          }();
+          return PyMatrix(std::move(r.storage()));
+        });
+      },
+      py::arg("A"));
+  m.def(
+      "gcn_aggregate",
+      [](PyMatrix& A, py::object X, py::object out) {
+        return gnn_aggregate(A, X, out, "gcn_aggregate",
+                             [](auto& Y, const auto& M, const auto& Xt) { algo::gcn_aggregate(Y, M, Xt); });
+      },
+      py::arg("A_hat"), py::arg("X"), py::arg("out") = py::none());
+  m.def(
+      "sage_mean_aggregate",
+      [](PyMatrix& A, py::object X, py::object out) {
+        return gnn_aggregate(A, X, out, "sage_mean_aggregate",
+                             [](auto& Y, const auto& M, const auto& Xt) { algo::sage_mean_aggregate(Y, M, Xt); });
+      },
+      py::arg("A"), py::arg("X"), py::arg("out") = py::none());
+  m.def(
+      "sage_max_aggregate",
+      [](PyMatrix& A, py::object X, py::object out) {
+        return gnn_aggregate(A, X, out, "sage_max_aggregate",
+                             [](auto& Y, const auto& M, const auto& Xt) { algo::sage_max_aggregate(Y, M, Xt); });
+      },
+      py::arg("A"), py::arg("X"), py::arg("out") = py::none());
 }
