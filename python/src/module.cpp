@@ -1139,12 +1139,11 @@ PYBIND11_MODULE(_geblas, m) {
           // index arrays and the matrix then uses the device arrays.
           detail::RawBuffer ro_h = dev.is_cpu() ? std::move(rov.values) : rov.values.to(Device::cpu());
           detail::RawBuffer ci_h = dev.is_cpu() ? std::move(civ.values) : civ.values.to(Device::cpu());
-          detail::RawBuffer v_h = dev.is_cpu() ? std::move(vbuf) : detail::RawBuffer(0, Device::cpu());
-          if (!dev.is_cpu()) {
-            // adopt_csr checks that the values match the columns in length only; give it an
-            // empty host stand-in of the right byte count without copying the values.
-            v_h = detail::RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
-          }
+          // adopt_csr checks only that the values match the columns in length: for device
+          // values it gets a host stand-in of the right byte count, nothing is copied.
+          detail::RawBuffer v_h = dev.is_cpu()
+                                      ? std::move(vbuf)
+                                      : detail::RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
           s = detail::adopt_csr(nrows, ncols, std::move(ro_h), std::move(ci_h), std::move(v_h), va.type, Device::cpu());
           if (!dev.is_cpu()) {
             s.device = dev;
