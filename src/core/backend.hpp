@@ -3,10 +3,16 @@
 // that does not provide an operation leaves its entry null, and the core reports that
 // as NotImplemented naming the operation and the device (never a silent fallback).
 // Backends work on storage and plain views, never on the public classes.
+//
+// Each entry's signature is written once, as its field of Backend below;
+// GEBLAS_BACKEND_ENTRIES names the fields in order, and each backend declares its
+// functions and fills its table from that list (as core/graph_kernels.hpp does for the
+// graph entries), so a backend that disagrees with the table does not build.
 #pragma once
 
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 
 #include "geblas/detail/storage.hpp"
 #include "geblas/monoid.hpp"
@@ -255,13 +261,35 @@ struct Backend {
   // t is consumed (the entry may move its buffers into w).
   void (*write_vector)(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity);
 
-  // The row-window plan of the tensor-core SpMM (built and cached on first use),
-  // routed for B with n columns.
-  WindowPlanInfo (*window_plan)(const SparseStorage& A, Index n);
-
   // The iteration kernels of the graph algorithms (core/graph_kernels.hpp).
   const GraphKernels* graph;
 };
+
+// The entries of Backend, in its order (every field but `name` and `graph`). A backend
+// declares them in its namespace with GEBLAS_DECLARE_BACKEND_ENTRY (each takes its
+// field's signature) and fills its table with GEBLAS_BACKEND_TABLE_FIELD:
+//   GEBLAS_BACKEND_ENTRIES(GEBLAS_DECLARE_BACKEND_ENTRY)            // its header
+//   Backend{.name = "x", GEBLAS_BACKEND_ENTRIES(GEBLAS_BACKEND_TABLE_FIELD) .graph = ...}
+// A name missing from the list fails the size check below; a list out of the fields'
+// order fails the designated initializers; a definition with another signature leaves
+// the declared function undefined (a link error).
+#define GEBLAS_BACKEND_ENTRIES(X)                                                                    \
+  X(allocate) X(deallocate) X(zero) X(copy) X(synchronize)                                          \
+  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense)                    \
+  X(row_stats) X(transpose_sparse) X(transpose_dense) X(relayout_dense)                              \
+  X(mxv_pull) X(mxv_push)                                                                            \
+  X(ewise_sparse) X(ewise_dense) X(ewise_vector) X(apply_values) X(convert_values)                   \
+  X(reduce_rows_sparse) X(reduce_rows_dense) X(reduce_values)                                        \
+  X(select_sparse) X(select_vector) X(extract_sparse) X(extract_vector) X(assign_sparse)             \
+  X(assign_vector) X(write_dense) X(write_sparse) X(write_vector)
+#define GEBLAS_DECLARE_BACKEND_ENTRY(entry) std::remove_pointer_t<decltype(::geblas::detail::Backend::entry)> entry;
+#define GEBLAS_BACKEND_TABLE_FIELD(entry) .entry = entry,
+
+#define GEBLAS_COUNT_BACKEND_ENTRY(entry) +1
+static_assert(sizeof(Backend) == sizeof(const char*) + sizeof(const GraphKernels*) +
+                                     (0 GEBLAS_BACKEND_ENTRIES(GEBLAS_COUNT_BACKEND_ENTRY)) * sizeof(void (*)()),
+              "GEBLAS_BACKEND_ENTRIES must name every entry of Backend");
+#undef GEBLAS_COUNT_BACKEND_ENTRY
 
 GEBLAS_API const Backend& cpu_backend();
 // Null when libgeblas.so was built without CUDA.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "cuda/spmm/window_plan_info.hpp"
 #include "geblas/detail/host_buffer.hpp"
 #include "geblas/tensor_cores.hpp"
 
@@ -91,7 +92,13 @@ namespace detail {
 
 WindowPlanInfo window_plan_info(const SparseStorage& A, Index n) {
   if (n < 1) throw InvalidValue("window_plan_info: N (the columns of B) must be at least 1, got " + std::to_string(n));
-  return required(backend_for(A.device).window_plan, "window_plan_info", A.device)(A, n);
+  // The plan belongs to one CUDA variant, so it is asked of the CUDA backend directly
+  // rather than through the generic table.
+  if (!A.device.is_cuda())
+    throw NotImplemented("window_plan_info is not implemented on " + A.device.str() +
+                         " (the row-window plan is the CUDA tensor-core SpMM's)");
+  backend_for(A.device);  // throws InvalidValue when no such device is available
+  return cuda::window_plan_info(A, n);
 }
 
 double tc_window_min_gain(bool mixed) { return TcModel::min_gain + (mixed ? TcModel::mixed_launch_gain : 0.0); }

@@ -1,5 +1,5 @@
 // The CUDA backend's table: device memory on a per-device stream, copies in every
-// direction, and (added per operation) the kernels of src/cuda.
+// direction, and the entries of src/cuda/ops and src/cuda/spmm.
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -12,7 +12,6 @@
 #include "cuda/graph/graph.hpp"
 #include "cuda/spmm/dispatcher.hpp"
 #include "cuda/ops/ops.hpp"
-#include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail {
 
@@ -66,6 +65,7 @@ DeviceGuard::DeviceGuard(int ordinal) {
 }
 DeviceGuard::~DeviceGuard() { GEBLAS_CUDA_CHECK_NO_THROW(cudaSetDevice(previous_)); }
 
+namespace ops {
 namespace {
 
 // Hands the pool's unused memory back to the driver (after the stream's work is done).
@@ -76,7 +76,9 @@ void trim_pool(int ordinal) {
   GEBLAS_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
 }
 
-void* device_allocate(std::size_t bytes, int ordinal) {
+}  // namespace
+
+void* allocate(std::size_t bytes, int ordinal) {
   DeviceGuard guard(ordinal);
   void* p = nullptr;
   cudaError_t e = cudaMallocAsync(&p, bytes, stream(ordinal));
@@ -103,7 +105,7 @@ void* device_allocate(std::size_t bytes, int ordinal) {
   return p;
 }
 
-void device_deallocate(void* p, int ordinal) noexcept {
+void deallocate(void* p, int ordinal) noexcept {
   try {
     DeviceGuard guard(ordinal);
     GEBLAS_CUDA_CHECK_NO_THROW(cudaFreeAsync(p, stream(ordinal)));
@@ -113,14 +115,14 @@ void device_deallocate(void* p, int ordinal) noexcept {
   }
 }
 
-void device_zero(void* p, std::size_t bytes, int ordinal) {
+void zero(void* p, std::size_t bytes, int ordinal) {
   DeviceGuard guard(ordinal);
   GEBLAS_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream(ordinal)));
 }
 
 // Copies are synchronous for the host: after copy_bytes returns, host memory may be
 // reused (to host: the data is there).
-void device_copy(void* dst, Device dd, const void* src, Device sd, std::size_t bytes) {
+void copy(void* dst, Device dd, const void* src, Device sd, std::size_t bytes) {
   const int ordinal = dd.is_cuda() ? dd.ordinal() : sd.ordinal();
   DeviceGuard guard(ordinal);
   cudaStream_t s = stream(ordinal);
@@ -134,30 +136,22 @@ void device_copy(void* dst, Device dd, const void* src, Device sd, std::size_t b
   count_transfer(dd, sd, bytes);
 }
 
-void device_synchronize(int ordinal) {
+void synchronize(int ordinal) {
   DeviceGuard guard(ordinal);
   GEBLAS_CUDA_CHECK(cudaStreamSynchronize(stream(ordinal)));
 }
 
-}  // namespace
+// Sparse x dense has its own dispatcher and variants in src/cuda/spmm/.
+void mxm_sparse_dense(const SpmmArgs& args) { spmm::mxm_sparse_dense(args); }
+
+const Backend& table() {
+  static const Backend t{.name = "cuda", GEBLAS_BACKEND_ENTRIES(GEBLAS_BACKEND_TABLE_FIELD).graph = &graph::kernels()};
+  return t;
+}
+
+}  // namespace ops
 }  // namespace cuda
 
-const Backend* cuda_backend() {
-  static const Backend table = [] {
-    Backend b{};
-    b.name = "cuda";
-    b.window_plan = cuda::window_plan_info;
-    b.allocate = cuda::device_allocate;
-    b.deallocate = cuda::device_deallocate;
-    b.zero = cuda::device_zero;
-    b.copy = cuda::device_copy;
-    b.synchronize = cuda::device_synchronize;
-    b.mxm_sparse_dense = cuda::spmm::mxm_sparse_dense;
-    cuda::ops::install(b);  // every operation but sparse x dense
-    b.graph = &cuda::graph::kernels();
-    return b;
-  }();
-  return &table;
-}
+const Backend* cuda_backend() { return &cuda::ops::table(); }
 
 }  // namespace geblas::detail

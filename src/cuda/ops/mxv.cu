@@ -133,15 +133,6 @@ void init_identity(T* t, Index m, cudaStream_t s) {
   for_each(m, s, [=] __device__(Index i) { t[i] = S::identity(); });
 }
 
-// Calls f.template operator()<S>() for the supported built-in semiring over T.
-template <class T, class F>
-void with_semiring(SemiringId id, F&& f) {
-  visit_semiring<T>(id, [&]<class S>() {
-    if constexpr (supports_semiring(S::id, type_id<T>)) f.template operator()<S>();
-    else throw InvalidValue("mxv on cuda: semiring not supported for this type");
-  });
-}
-
 VectorResult dense_result(Index m, TypeId type, const Ctx& c) {
   VectorResult r;
   r.t.size = m;

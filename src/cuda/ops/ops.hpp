@@ -1,56 +1,16 @@
-// The CUDA backend's entries other than sparse x dense (which src/cuda/spmm/ provides):
-// one declaration per Backend entry, defined in the files of src/cuda/ops/, and the
-// function that puts them into the backend table.
+// The CUDA backend's entries, declared from the backend table's list (core/backend.hpp):
+// memory in src/cuda/backend.cu, sparse x dense in src/cuda/spmm/ (with its own
+// dispatcher), every other operation in the file of its family in src/cuda/ops/.
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/with_semiring.hpp"
 
 namespace geblas::detail::cuda::ops {
 
-void install(Backend& b);
+GEBLAS_BACKEND_ENTRIES(GEBLAS_DECLARE_BACKEND_ENTRY)
 
-// products
-void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, SemiringId s,
-                       const Options& o);
-void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s);
-void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s);
-
-void row_stats(RowStats& s, const SparseStorage& A);
-
-// layout and transposes
-void transpose_sparse(SparseStorage& T, const SparseStorage& A);
-void transpose_dense(DenseStorage& T, const DenseStorage& A);
-void relayout_dense(DenseStorage& T, const DenseStorage& A, Layout layout);
-
-// mxv / vxm
-void mxv_pull(const MxvArgs& args);
-void mxv_push(const MxvArgs& args);
-
-// element-wise and apply
-void ewise_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, BinaryOpId op, EwiseKind kind);
-void ewise_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, BinaryOpId op);
-void ewise_vector(VectorResult& t, const VectorStorage& u, const VectorStorage& v, BinaryOpId op, EwiseKind kind);
-void apply_values(void* out, const void* in, Index count, TypeId type, const ApplyArgs& f, int ordinal);
-void convert_values(void* out, TypeId to, const void* in, TypeId from, Index count, int ordinal);
-
-// reduce
-void reduce_rows_sparse(VectorResult& t, const SparseStorage& A, MonoidId m);
-void reduce_rows_dense(VectorStorage& t, const DenseStorage& A, MonoidId m);
-void reduce_values(ScalarBytes& result, const void* values, Index count, TypeId type, MonoidId m, int ordinal);
-
-// select, extract, assign
-void select_sparse(SparseStorage& T, const SparseStorage& A, const SelectPredicate& p);
-void select_vector(VectorStorage& t, const VectorStorage& u, const SelectPredicate& p);
-void extract_sparse(SparseStorage& T, const SparseStorage& A, const IndexArray& rows, const IndexArray& cols);
-void extract_vector(VectorResult& t, const VectorStorage& u, const IndexArray& indices);
-void assign_sparse(SparseStorage& Z, const SparseStorage& C, const SparseStorage* A, const ScalarBytes& scalar,
-                   const IndexArray& rows, const IndexArray& cols, BinaryOpId accum);
-void assign_vector(VectorResult& Z, const VectorStorage& w, const VectorStorage* u, const ScalarBytes& scalar,
-                   const IndexArray& indices, BinaryOpId accum);
-
-// write-back
-void write_dense(DenseStorage& C, const DenseProduct& T, const Options& o, const ScalarBytes& identity);
-void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o);
-void write_vector(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity);
+// The backend's table of the entries above.
+const Backend& table();
 
 }  // namespace geblas::detail::cuda::ops

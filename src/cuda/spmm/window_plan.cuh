@@ -88,7 +88,8 @@ std::shared_ptr<const WindowPlan> cached_window_plan(const SparseStorage& A, boo
 std::shared_ptr<const WindowRoute> cached_window_route(const SparseStorage& A, const WindowPlan& plan,
                                                        double threshold, int k_step, bool* was_cached = nullptr);
 
-// The backend's window_plan entry: A's plan routed for its type and B with n columns.
+// A's plan routed for its type and B with n columns (declared for the core, with its
+// contract, in window_plan_info.hpp).
 WindowPlanInfo window_plan_info(const SparseStorage& A, Index n);
 
 }  // namespace geblas::detail::cuda
