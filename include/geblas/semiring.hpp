@@ -14,11 +14,52 @@
 
 namespace geblas {
 
-enum class SemiringId : std::uint8_t {
-  plus_times, max_times, min_plus, max_plus, min_times, max_min, min_max,
-  lor_land, plus_pair, min_second, any_second, plus_second,
+// The built-in semirings, declared once: X(name, add monoid, multiply, reads_a, reads_b,
+// types). Every enum, visitor, name table and runtime mapping below and in src/ is
+// generated from this list; adding a built-in is one line here plus its tests. `types`
+// is which value types libgeblas.so compiles it for: arithmetic (every type but bool),
+// logical (bool only) or all.
+#define GEBLAS_SEMIRINGS(X)                                                             \
+  X(plus_times, plus, times, true, true, arithmetic)   /* linear algebra, GCN */        \
+  X(max_times, max, times, true, true, arithmetic)     /* GraphSAGE-pool, max-product */ \
+  X(min_plus, min, plus, true, true, arithmetic)       /* shortest paths */             \
+  X(max_plus, max, plus, true, true, arithmetic)       /* longest / critical paths */   \
+  X(min_times, min, times, true, true, arithmetic)                                      \
+  X(max_min, max, min, true, true, arithmetic)         /* widest (bottleneck) paths */  \
+  X(min_max, min, max, true, true, arithmetic)         /* minimax paths */              \
+  X(lor_land, lor, land, true, true, logical)          /* reachability (bool) */        \
+  X(plus_pair, plus, pair, false, false, arithmetic)   /* counts (triangles) */         \
+  X(min_second, min, second, false, true, arithmetic)  /* BFS parents, labels */        \
+  X(any_second, any, second, false, true, all)         /* BFS parents, any one */       \
+  X(plus_second, plus, second, false, true, arithmetic) /* pattern aggregation */
+
+#define GEBLAS_SEMIRING_ENUMERATOR(NAME, ...) NAME,
+enum class SemiringId : std::uint8_t { GEBLAS_SEMIRINGS(GEBLAS_SEMIRING_ENUMERATOR) };
+#undef GEBLAS_SEMIRING_ENUMERATOR
+#define GEBLAS_SEMIRING_COUNT(...) +1
+inline constexpr int semiring_count = 0 GEBLAS_SEMIRINGS(GEBLAS_SEMIRING_COUNT);
+#undef GEBLAS_SEMIRING_COUNT
+
+// Which value types a built-in semiring is compiled for (the list's last column).
+enum class SemiringTypes : std::uint8_t { arithmetic, logical, all };
+
+// A built-in semiring's row of the list, for code that chooses at run time.
+struct SemiringInfo {
+  const char* name;
+  MonoidId add;
+  BinaryOpId mul;
+  bool reads_a;
+  bool reads_b;
+  SemiringTypes types;
 };
-inline constexpr int semiring_count = 12;
+
+#define GEBLAS_SEMIRING_INFO(NAME, ADD, MUL, READS_A, READS_B, TYPES) \
+  SemiringInfo{#NAME, MonoidId::ADD, BinaryOpId::MUL, READS_A, READS_B, SemiringTypes::TYPES},
+inline constexpr SemiringInfo semiring_table[] = {GEBLAS_SEMIRINGS(GEBLAS_SEMIRING_INFO)};
+#undef GEBLAS_SEMIRING_INFO
+
+// The row of `id` (an id outside the list is a caller's bug; to_string names it "?").
+constexpr const SemiringInfo& semiring_info(SemiringId id) { return semiring_table[static_cast<int>(id)]; }
 
 // The generic composition. `Add` is a monoid, `Mul` a binary operator.
 template <class Add, class Mul, bool ReadsA = true, bool ReadsB = true>
@@ -37,25 +78,12 @@ struct Semiring {
 
 namespace semiring {
 
-#define GEBLAS_DEFINE_SEMIRING(NAME, ADD, MUL, READS_A, READS_B)                      \
-  template <class T>                                                                 \
-  struct NAME : Semiring<monoid::ADD<T>, binop::MUL<T>, READS_A, READS_B> {          \
-    static constexpr SemiringId id = SemiringId::NAME;                               \
+#define GEBLAS_DEFINE_SEMIRING(NAME, ADD, MUL, READS_A, READS_B, TYPES)           \
+  template <class T>                                                               \
+  struct NAME : Semiring<monoid::ADD<T>, binop::MUL<T>, READS_A, READS_B> {        \
+    static constexpr SemiringId id = SemiringId::NAME;                             \
   };
-
-GEBLAS_DEFINE_SEMIRING(plus_times, plus, times, true, true)    // linear algebra, GCN
-GEBLAS_DEFINE_SEMIRING(max_times, max, times, true, true)      // GraphSAGE-pool, max-product
-GEBLAS_DEFINE_SEMIRING(min_plus, min, plus, true, true)        // shortest paths
-GEBLAS_DEFINE_SEMIRING(max_plus, max, plus, true, true)        // longest / critical paths
-GEBLAS_DEFINE_SEMIRING(min_times, min, times, true, true)
-GEBLAS_DEFINE_SEMIRING(max_min, max, min, true, true)          // widest (bottleneck) paths
-GEBLAS_DEFINE_SEMIRING(min_max, min, max, true, true)          // minimax paths
-GEBLAS_DEFINE_SEMIRING(lor_land, lor, land, true, true)        // reachability (bool)
-GEBLAS_DEFINE_SEMIRING(plus_pair, plus, pair, false, false)    // counts (triangles)
-GEBLAS_DEFINE_SEMIRING(min_second, min, second, false, true)   // BFS parents, labels
-GEBLAS_DEFINE_SEMIRING(any_second, any, second, false, true)   // BFS parents, any one
-GEBLAS_DEFINE_SEMIRING(plus_second, plus, second, false, true) // pattern aggregation
-
+GEBLAS_SEMIRINGS(GEBLAS_DEFINE_SEMIRING)
 #undef GEBLAS_DEFINE_SEMIRING
 
 }  // namespace semiring
@@ -86,32 +114,31 @@ constexpr bool semiring_reads_b() {
   else return true;
 }
 
-// Which (semiring, type) pairs libgeblas.so compiles. bool takes the logical
-// semiring and any_second; the arithmetic ones take the four numeric types.
+// Which (semiring, type) pairs libgeblas.so compiles (the list's `types` column).
 constexpr bool supports_semiring(SemiringId s, TypeId t) {
-  if (t == TypeId::boolean) return s == SemiringId::lor_land || s == SemiringId::any_second;
-  return s != SemiringId::lor_land;
+  if (static_cast<int>(s) >= semiring_count) return false;
+  switch (semiring_info(s).types) {
+    case SemiringTypes::arithmetic: return t != TypeId::boolean;
+    case SemiringTypes::logical: return t == TypeId::boolean;
+    case SemiringTypes::all: break;
+  }
+  return true;
 }
+
+namespace detail {
+// Throws InvalidValue for an id outside the list (a cast from a bad integer).
+[[noreturn]] GEBLAS_API void throw_unknown_semiring(SemiringId id);
+}  // namespace detail
 
 // Calls f.template operator()<S>() with semiring::<name><T> for the runtime id.
 // Only call it for pairs where supports_semiring() holds.
 template <class T, class F>
 decltype(auto) visit_semiring(SemiringId id, F&& f) {
-  switch (id) {
-    case SemiringId::plus_times: return f.template operator()<semiring::plus_times<T>>();
-    case SemiringId::max_times: return f.template operator()<semiring::max_times<T>>();
-    case SemiringId::min_plus: return f.template operator()<semiring::min_plus<T>>();
-    case SemiringId::max_plus: return f.template operator()<semiring::max_plus<T>>();
-    case SemiringId::min_times: return f.template operator()<semiring::min_times<T>>();
-    case SemiringId::max_min: return f.template operator()<semiring::max_min<T>>();
-    case SemiringId::min_max: return f.template operator()<semiring::min_max<T>>();
-    case SemiringId::lor_land: return f.template operator()<semiring::lor_land<T>>();
-    case SemiringId::plus_pair: return f.template operator()<semiring::plus_pair<T>>();
-    case SemiringId::min_second: return f.template operator()<semiring::min_second<T>>();
-    case SemiringId::any_second: return f.template operator()<semiring::any_second<T>>();
-    case SemiringId::plus_second: break;
-  }
-  return f.template operator()<semiring::plus_second<T>>();
+#define GEBLAS_SEMIRING_CASE(NAME, ...) \
+  case SemiringId::NAME: return f.template operator()<semiring::NAME<T>>();
+  switch (id) { GEBLAS_SEMIRINGS(GEBLAS_SEMIRING_CASE) }
+#undef GEBLAS_SEMIRING_CASE
+  detail::throw_unknown_semiring(id);
 }
 
 GEBLAS_API const char* to_string(SemiringId id);

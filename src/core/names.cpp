@@ -66,31 +66,22 @@ const char* to_string(UnaryOpId id) {
 }
 
 const char* to_string(SemiringId id) {
-  switch (id) {
-    case SemiringId::plus_times: return "plus_times";
-    case SemiringId::max_times: return "max_times";
-    case SemiringId::min_plus: return "min_plus";
-    case SemiringId::max_plus: return "max_plus";
-    case SemiringId::min_times: return "min_times";
-    case SemiringId::max_min: return "max_min";
-    case SemiringId::min_max: return "min_max";
-    case SemiringId::lor_land: return "lor_land";
-    case SemiringId::plus_pair: return "plus_pair";
-    case SemiringId::min_second: return "min_second";
-    case SemiringId::any_second: return "any_second";
-    case SemiringId::plus_second: return "plus_second";
-  }
-  return "?";
+  return static_cast<int>(id) < semiring_count ? semiring_info(id).name : "?";
 }
 
 SemiringId semiring_from_string(const char* name) {
-  for (int k = 0; k < semiring_count; ++k) {
-    const auto id = static_cast<SemiringId>(k);
-    if (std::strcmp(name, to_string(id)) == 0) return id;
-  }
+  for (int k = 0; k < semiring_count; ++k)
+    if (std::strcmp(name, semiring_table[k].name) == 0) return static_cast<SemiringId>(k);
   std::string known;
-  for (int k = 0; k < semiring_count; ++k) known += std::string(k ? ", " : "") + to_string(static_cast<SemiringId>(k));
+  for (int k = 0; k < semiring_count; ++k) known += std::string(k ? ", " : "") + semiring_table[k].name;
   throw InvalidValue(std::string("unknown semiring '") + name + "' (known: " + known + ")");
 }
+
+namespace detail {
+void throw_unknown_semiring(SemiringId id) {
+  throw InvalidValue("unknown built-in semiring id " + std::to_string(static_cast<int>(id)) + " (there are " +
+                     std::to_string(semiring_count) + ")");
+}
+}  // namespace detail
 
 }  // namespace geblas

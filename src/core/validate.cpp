@@ -17,10 +17,12 @@ void check_device(const char* op, const char* what, Device got, Device expected)
 }
 
 void check_semiring(const char* op, SemiringId s, TypeId t) {
-  if (!supports_semiring(s, t))
-    throw DomainMismatch(std::string(op) + ": built-in semiring " + to_string(s) + " is not defined for " +
-                         std::string(to_string(t)) +
-                         (t == TypeId::boolean ? " (bool takes lor_land and any_second)" : " (lor_land is bool only)"));
+  if (supports_semiring(s, t)) return;
+  std::string takes;
+  for (int k = 0; k < semiring_count; ++k)
+    if (supports_semiring(static_cast<SemiringId>(k), t)) takes += std::string(takes.empty() ? "" : ", ") + semiring_table[k].name;
+  throw DomainMismatch(std::string(op) + ": built-in semiring " + to_string(s) + " is not defined for " +
+                       std::string(to_string(t)) + " (" + std::string(to_string(t)) + " takes " + takes + ")");
 }
 
 void check_accum(const char* op, const Options& o, TypeId output_type) {
@@ -62,19 +64,14 @@ void check_vector_mask(const char* op, const Options& o, Index size, Device devi
 }
 
 BinaryOpId add_op_of(SemiringId s) {
-  switch (s) {
-    case SemiringId::plus_times:
-    case SemiringId::plus_pair:
-    case SemiringId::plus_second: return BinaryOpId::plus;
-    case SemiringId::max_times:
-    case SemiringId::max_plus:
-    case SemiringId::max_min: return BinaryOpId::max;
-    case SemiringId::min_plus:
-    case SemiringId::min_times:
-    case SemiringId::min_max:
-    case SemiringId::min_second: return BinaryOpId::min;
-    case SemiringId::lor_land: return BinaryOpId::lor;
-    case SemiringId::any_second: return BinaryOpId::any;
+  // Every built-in add monoid is named after its binary operator (monoid::X<T>::op is
+  // binop::X<T>), so the operator's id is the monoid's name.
+  switch (semiring_info(s).add) {
+#define GEBLAS_MONOID_OP(NAME) \
+  case MonoidId::NAME: return BinaryOpId::NAME;
+    GEBLAS_MONOID_OP(plus) GEBLAS_MONOID_OP(times) GEBLAS_MONOID_OP(min) GEBLAS_MONOID_OP(max)
+    GEBLAS_MONOID_OP(lor) GEBLAS_MONOID_OP(land) GEBLAS_MONOID_OP(lxor) GEBLAS_MONOID_OP(any)
+#undef GEBLAS_MONOID_OP
   }
   return BinaryOpId::none;
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "geblas/semiring.hpp"
 #include "geblas/version.hpp"
 
 namespace geblas::cli {
@@ -191,9 +192,13 @@ void build(CLI::App& app, CliArgs& a, Raw& r, std::string& help_topic) {
 
   CLI::App* spmm = app.add_subcommand("spmm", "one timed product A x X, X dense with --n columns, over --semiring");
   graph(spmm);
-  spmm->add_option("--semiring", a.semiring,
-                   "plus_times, max_times, min_plus, max_plus, min_times, max_min, min_max, plus_pair, min_second, "
-                   "any_second or plus_second")->type_name("NAME")
+  // The names come from the built-in list (geblas/semiring.hpp): the ones defined for
+  // the tool's float values.
+  std::string semiring_names;
+  for (int k = 0; k < geblas::semiring_count; ++k)
+    if (geblas::supports_semiring(static_cast<geblas::SemiringId>(k), geblas::TypeId::float32))
+      semiring_names += std::string(semiring_names.empty() ? "" : ", ") + geblas::semiring_table[k].name;
+  spmm->add_option("--semiring", a.semiring, semiring_names)->type_name("NAME")
       ->capture_default_str();
   spmm->add_option("--n", r.n, "columns of X")->type_name("N")->capture_default_str();
   spmm->add_option("--repeat", r.repeat, "timed runs after one warm-up")->type_name("R")->capture_default_str();

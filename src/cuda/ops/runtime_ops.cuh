@@ -94,23 +94,7 @@ struct RtSemiring {
   BinaryOpId mul = BinaryOpId::times;
 };
 
-inline RtSemiring rt_semiring(SemiringId s) {
-  switch (s) {
-    case SemiringId::plus_times: return {MonoidId::plus, BinaryOpId::times};
-    case SemiringId::max_times: return {MonoidId::max, BinaryOpId::times};
-    case SemiringId::min_plus: return {MonoidId::min, BinaryOpId::plus};
-    case SemiringId::max_plus: return {MonoidId::max, BinaryOpId::plus};
-    case SemiringId::min_times: return {MonoidId::min, BinaryOpId::times};
-    case SemiringId::max_min: return {MonoidId::max, BinaryOpId::min};
-    case SemiringId::min_max: return {MonoidId::min, BinaryOpId::max};
-    case SemiringId::lor_land: return {MonoidId::lor, BinaryOpId::land};
-    case SemiringId::plus_pair: return {MonoidId::plus, BinaryOpId::pair};
-    case SemiringId::min_second: return {MonoidId::min, BinaryOpId::second};
-    case SemiringId::any_second: return {MonoidId::any, BinaryOpId::second};
-    case SemiringId::plus_second: return {MonoidId::plus, BinaryOpId::second};
-  }
-  return {};
-}
+inline RtSemiring rt_semiring(SemiringId s) { return {semiring_info(s).add, semiring_info(s).mul}; }
 
 // Whether entry (i, j) with value x satisfies a select predicate (see select_op.hpp).
 template <class T>

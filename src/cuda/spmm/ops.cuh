@@ -89,32 +89,38 @@ struct RuntimeOps {
   }
 };
 
+// M::identity() for the monoid visit_monoid picks (a named functor: nvcc warns about a
+// template lambda without parameters).
+struct IdentityOf {
+  template <class M>
+  auto operator()() const {
+    return M::identity();
+  }
+};
+
+// The semiring's row of the built-in list (semiring.hpp) as kinds: one switch over its
+// monoid and one over its operator, not one instantiation per semiring.
 template <class T, class Stored = T>
 RuntimeOps<T, Stored> runtime_ops(SemiringId s) {
   RuntimeOps<T, Stored> ops;
-  visit_semiring<T>(s, [&]<class S>() {
-    if constexpr (supports_semiring(S::id, type_id<T>)) {
-      using AddM = typename S::add_monoid;
-      using Mul = typename S::mul_op;
-      switch (AddM::id) {
-        case MonoidId::plus: ops.add_kind = AddKind::plus; break;
-        case MonoidId::max: ops.add_kind = AddKind::max; break;
-        case MonoidId::lor: ops.add_kind = AddKind::lor; break;
-        default: ops.add_kind = AddKind::min; break;  // min, and any (see the file comment)
-      }
-      switch (Mul::id) {
-        case BinaryOpId::plus: ops.mul_kind = MulKind::plus; break;
-        case BinaryOpId::min: ops.mul_kind = MulKind::min; break;
-        case BinaryOpId::max: ops.mul_kind = MulKind::max; break;
-        case BinaryOpId::land: ops.mul_kind = MulKind::land; break;
-        case BinaryOpId::pair: ops.mul_kind = MulKind::pair; break;
-        case BinaryOpId::second: ops.mul_kind = MulKind::second; break;
-        default: ops.mul_kind = MulKind::times; break;
-      }
-      ops.empty = S::identity();
-      ops.ident = AddM::id == MonoidId::any ? monoid::min<T>::identity() : S::identity();
-    }
-  });
+  const SemiringInfo& info = semiring_info(s);
+  switch (info.add) {
+    case MonoidId::plus: ops.add_kind = AddKind::plus; break;
+    case MonoidId::max: ops.add_kind = AddKind::max; break;
+    case MonoidId::lor: ops.add_kind = AddKind::lor; break;
+    default: ops.add_kind = AddKind::min; break;  // min, and any (see the file comment)
+  }
+  switch (info.mul) {
+    case BinaryOpId::plus: ops.mul_kind = MulKind::plus; break;
+    case BinaryOpId::min: ops.mul_kind = MulKind::min; break;
+    case BinaryOpId::max: ops.mul_kind = MulKind::max; break;
+    case BinaryOpId::land: ops.mul_kind = MulKind::land; break;
+    case BinaryOpId::pair: ops.mul_kind = MulKind::pair; break;
+    case BinaryOpId::second: ops.mul_kind = MulKind::second; break;
+    default: ops.mul_kind = MulKind::times; break;
+  }
+  ops.empty = visit_monoid<T>(info.add, IdentityOf{});
+  ops.ident = info.add == MonoidId::any ? monoid::min<T>::identity() : ops.empty;
   return ops;
 }
 
