@@ -128,41 +128,40 @@ void mxm(DenseStorage& C, const SparseStorage& A, const DenseStorage& B, Semirin
   end_dispatch();
 }
 
+namespace {
+
+// The forms other than sparse x dense: the backend's product (entry, which records the
+// variant it ran) into the plan's T, then the mask / accumulator write-back.
+template <class CS, class AS, class BS, class Entry>
+void product_and_write(Form form, CS& C, const AS& A, const BS& B, SemiringId s, const Options& o,
+                       Entry Backend::*entry) {
+  const char* op = op_name(form);
+  check_semiring(op, s, C.type);
+  UserMxmPlan plan = prepare(form, C, A, B, C.type, o);
+  const Backend& be = backend_for(C.device);
+  begin_dispatch(op, be.name);
+  const auto product = required(be.*entry, op, C.device);
+  if constexpr (std::is_same_v<CS, SparseStorage>) {
+    product(plan.t_sparse, *plan.a_sparse, *plan.b_sparse, s, o);
+    required(be.write_sparse, "mask/accumulate", C.device)(C, plan.t_sparse, o);
+  } else {
+    if constexpr (std::is_same_v<BS, SparseStorage>) product(plan.t_dense, *plan.a_dense, *plan.b_sparse, s);
+    else product(plan.t_dense, *plan.a_dense, *plan.b_dense, s);
+    required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
+  }
+  end_dispatch();
+}
+
+}  // namespace
+
 void mxm(SparseStorage& C, const SparseStorage& A, const SparseStorage& B, SemiringId s, const Options& o) {
-  const char* op = op_name(Form::sparse_sparse);
-  check_semiring(op, s, C.type);
-  UserMxmPlan plan = prepare(Form::sparse_sparse, C, A, B, C.type, o);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch(op, be.name);
-  rec.variant = "gustavson";
-  rec.reason = o.mask.empty() ? "no mask" : "mask applied during the product";
-  required(be.mxm_sparse_sparse, op, C.device)(plan.t_sparse, *plan.a_sparse, *plan.b_sparse, s, o);
-  required(be.write_sparse, "mask/accumulate", C.device)(C, plan.t_sparse, o);
-  end_dispatch();
+  product_and_write(Form::sparse_sparse, C, A, B, s, o, &Backend::mxm_sparse_sparse);
 }
-
 void mxm(DenseStorage& C, const DenseStorage& A, const SparseStorage& B, SemiringId s, const Options& o) {
-  const char* op = op_name(Form::dense_sparse);
-  check_semiring(op, s, C.type);
-  UserMxmPlan plan = prepare(Form::dense_sparse, C, A, B, C.type, o);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch(op, be.name);
-  rec.variant = "row_scatter";
-  required(be.mxm_dense_sparse, op, C.device)(plan.t_dense, *plan.a_dense, *plan.b_sparse, s);
-  required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
-  end_dispatch();
+  product_and_write(Form::dense_sparse, C, A, B, s, o, &Backend::mxm_dense_sparse);
 }
-
 void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
-  const char* op = op_name(Form::dense_dense);
-  check_semiring(op, s, C.type);
-  UserMxmPlan plan = prepare(Form::dense_dense, C, A, B, C.type, o);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch(op, be.name);
-  rec.variant = "dense";
-  required(be.mxm_dense_dense, op, C.device)(plan.t_dense, *plan.a_dense, *plan.b_dense, s);
-  required(be.write_dense, "mask/accumulate", C.device)(C, product_of(plan), o, semiring_identity(s, C.type));
-  end_dispatch();
+  product_and_write(Form::dense_dense, C, A, B, s, o, &Backend::mxm_dense_dense);
 }
 
 UserMxmPlan plan_user_mxm(const DenseStorage& C, const SparseStorage& A, const DenseStorage& B, TypeId t,

@@ -30,6 +30,7 @@ DispatchRecord& begin_dispatch(const char* operation, const char* backend) {
   if (trace_enabled()) t_counts_at_begin = transfer_counts();
   return t_record;
 }
+DispatchRecord& current_dispatch() { return t_record; }
 void end_dispatch() {
   if (!trace_enabled()) return;
   // Bytes moved between host and device while the operation ran (by any thread: the

@@ -7,6 +7,10 @@ namespace geblas::detail {
 
 // The calling thread's record, to be filled by the operation in progress.
 DispatchRecord& begin_dispatch(const char* operation, const char* backend);
+// The record of the operation in progress on the calling thread: a backend entry writes
+// into it the variant that really ran and why (the core names only the operation and
+// the backend).
+DispatchRecord& current_dispatch();
 // Prints the record when tracing is on.
 void end_dispatch();
 

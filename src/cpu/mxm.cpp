@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trace.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/mask_rows.hpp"
 #include "geblas/detail/cpu/dense_products.hpp"
@@ -37,6 +38,9 @@ void mxm_sparse_dense(const SpmmArgs& args) {
 
 void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, SemiringId s,
                        const Options& o) {
+  if (!o.variant.empty() && o.variant != "gustavson")
+    throw InvalidValue("mxm(sparse x sparse) on cpu: unknown variant '" + std::string(o.variant) +
+                       "' (the CPU backend has: gustavson)");
   MaskRows mask(o.mask);
   const Index n = B.ncols;
   visit_type(A.type, [&]<class V>() {
@@ -48,18 +52,23 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
       });
     });
   });
+  DispatchRecord& rec = current_dispatch();
+  rec.variant = "gustavson";
+  rec.reason = mask.empty() ? "no mask" : "mask applied during the product";
 }
 
 void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s) {
   visit_type(A.type, [&]<class V>() {
     with_semiring<V>(s, [&]<class S>() { dense_sparse<S, V>(dense_view<V>(A), csr_view<V>(B), dense_view<V>(T)); });
   });
+  current_dispatch().variant = "row_scatter";
 }
 
 void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s) {
   visit_type(A.type, [&]<class V>() {
     with_semiring<V>(s, [&]<class S>() { dense_dense<S, V>(dense_view<V>(A), dense_view<V>(B), dense_view<V>(T)); });
   });
+  current_dispatch().variant = "dense";
 }
 
 }  // namespace geblas::detail::cpu

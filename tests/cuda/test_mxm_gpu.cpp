@@ -46,9 +46,15 @@ std::map<std::pair<Index, Index>, std::vector<T>> any_candidates(const ref::Mat<
   return out;
 }
 
+// The variant the CUDA backend chooses for sparse x sparse: the masked dot products
+// when the mask lists the entries to compute (sparse, not complemented), else esc.
+std::string chosen_spgemm(MaskKind mk) {
+  return mk == MaskKind::value || mk == MaskKind::structural ? "masked_dot" : "esc";
+}
+
 template <class T>
 void sparse_sparse(const std::string& sname, Index m, Index k, Index n, Shape shape, MaskKind mk,
-                   const std::string& acc, bool replace, bool tb, std::uint64_t seed) {
+                   const std::string& acc, bool replace, bool tb, std::uint64_t seed, const std::string& forced = "") {
   const auto A = test::random_mat<T>(m, k, 0.1, shape, seed);
   const auto B = test::random_mat<T>(tb ? n : k, tb ? k : n, 0.1, Shape::uniform, seed + 1);
   const auto C0 = test::random_mat<T>(m, n, 0.1, Shape::uniform, seed + 2);
@@ -57,18 +63,24 @@ void sparse_sparse(const std::string& sname, Index m, Index k, Index n, Shape sh
   const ref::Mat<T> Bop = tb ? ref::transpose(B) : B;
   const ref::Mat<T> P = ref::from_eigen<T>(ref::spgemm<T>(ref::to_eigen(A), ref::to_eigen(Bop), s));
   SparseMatrix<T> Cg = test::from_ref(C0, test::gpu()), Cc = test::from_ref(C0);
+  DispatchRecord gpu_record;
   with_semiring<T>(sname, [&]<class S>() {
     test::with_accum<T>(acc, [&](Accum a) {
       mxm(Cg, test::from_ref(A, test::gpu()), test::from_ref(B, test::gpu()), S{},
-          {.mask = mask.mask(true), .accum = a, .replace = replace, .transpose_b = tb});
+          {.mask = mask.mask(true), .accum = a, .replace = replace, .transpose_b = tb, .variant = forced});
+      gpu_record = last_dispatch();
       mxm(Cc, test::from_ref(A), test::from_ref(B), S{},
           {.mask = mask.mask(false), .accum = a, .replace = replace, .transpose_b = tb});
     });
   });
   INFO("mxm sparse x sparse " << sname << " " << type_traits<T>::name << " " << m << "x" << k << "x" << n
                               << " shape=" << test::to_string(shape) << " mask=" << test::to_string(mk) << " accum='"
-                              << acc << "' replace=" << replace << " transpose_b=" << tb << " seed=" << seed);
+                              << acc << "' replace=" << replace << " transpose_b=" << tb << " seed=" << seed
+                              << " forced='" << forced << "' ran=" << gpu_record.variant);
   REQUIRE(Cg.device() == test::gpu());
+  // The record is the backend's own: the method that really ran.
+  CHECK(gpu_record.backend == "cuda");
+  CHECK(gpu_record.variant == (forced.empty() ? chosen_spgemm(mk) : forced));
   const auto got = test::to_ref(Cg);
   if (sname == "any_second") {
     // any term may be chosen: the pattern must match, each value be one of the terms
@@ -135,7 +147,9 @@ void dense_products(const std::string& sname, Index m, Index k, Index n, MaskKin
     test::with_accum<T>(acc, [&](Accum a) {
       const Options og{.mask = mask.mask(true), .accum = a, .replace = replace};
       mxm(C1, test::to_geblas(A, la, test::gpu()), test::from_ref(Bs, test::gpu()), S{}, og);
+      CHECK(last_dispatch().variant == "dot_bt");
       mxm(C2, test::to_geblas(A, la, test::gpu()), test::to_geblas(Bd, Layout::col_major, test::gpu()), S{}, og);
+      CHECK(last_dispatch().variant == "tiled");
       mxm(C1c, test::to_geblas(A, la), test::from_ref(Bs), S{},
           {.mask = mask.mask(false), .accum = a, .replace = replace});
     });
@@ -168,6 +182,26 @@ TEMPLATE_TEST_CASE("mxm sparse x sparse on the GPU: masks, accumulators, replace
       for (bool replace : {false, true})
         for (bool tb : {false, true})
           sparse_sparse<TestType>("plus_times", 40, 70, 35, Shape::empty_rows, mk, acc, replace, tb, ++seed);
+}
+
+TEST_CASE("mxm sparse x sparse on the GPU: each forced variant runs and is recorded", "[mxm][gpu][dispatch]") {
+  std::uint64_t seed = 1400;
+  for (MaskKind mk : test::all_masks) {
+    sparse_sparse<float>("plus_times", 40, 70, 35, Shape::uniform, mk, "", false, false, ++seed, "esc");
+    if (chosen_spgemm(mk) == "masked_dot")
+      sparse_sparse<float>("min_plus", 40, 70, 35, Shape::heavy_row, mk, "", false, true, ++seed, "masked_dot");
+  }
+  // masked_dot computes only listed mask entries: without them it is refused, never replaced
+  const auto A = test::random_mat<float>(20, 20, 0.2, Shape::uniform, 7);
+  const auto Ag = test::from_ref(A, test::gpu());
+  SparseMatrix<float> C(20, 20, test::gpu());
+  for (MaskKind mk : {MaskKind::none, MaskKind::complement_value, MaskKind::dense_value}) {
+    const MaskCase mask(mk, 20, 20, false, 8);
+    INFO("mask=" << test::to_string(mk));
+    CHECK_THROWS_AS(mxm(C, Ag, Ag, semiring::plus_times<float>{}, {.mask = mask.mask(true), .variant = "masked_dot"}),
+                    InvalidValue);
+  }
+  CHECK_THROWS_AS(mxm(C, Ag, Ag, semiring::plus_times<float>{}, {.variant = "gustavson"}), InvalidValue);
 }
 
 TEMPLATE_TEST_CASE("mxm dense x sparse and dense x dense on the GPU", "[mxm][gpu]", float, double, std::int32_t,

@@ -4,6 +4,8 @@
 // T(i, j) folds row j of B' against row i of A, so no atomics are needed. The semiring
 // is chosen at run time (runtime_ops.cuh), so each kernel is compiled once per type;
 // T is row-major and an entry with no term holds the identity.
+#include "core/derived_cache.hpp"
+#include "core/trace.hpp"
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
@@ -68,6 +70,7 @@ void dense_sparse_typed(DenseStorage& T, const DenseStorage& A, const SparseStor
 
 void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s) {
   Ctx c(A.device);
+  current_dispatch().variant = "tiled";
   if (T.nrows == 0 || T.ncols == 0) return;
   constexpr int TS = DenseTilePolicy::tile;
   const Index ti = (T.nrows + TS - 1) / TS, tj = (T.ncols + TS - 1) / TS;
@@ -82,10 +85,12 @@ void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage&
 
 void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s) {
   Ctx c(A.device);
-  SparseStorage Bt;
-  transpose_sparse(Bt, B);
+  // B' from B's derived cache: a graph multiplied from the left again and again (a
+  // dense feature block times a sparse adjacency) is transposed once.
+  const std::shared_ptr<const SparseStorage> Bt = cached_transpose(B);
   const RtSemiring sr = rt_semiring(s);
-  visit_type(A.type, [&]<class V>() { dense_sparse_typed<V>(T, A, Bt, sr, c.stream); });
+  visit_type(A.type, [&]<class V>() { dense_sparse_typed<V>(T, A, *Bt, sr, c.stream); });
+  current_dispatch().variant = "dot_bt";
 }
 
 }  // namespace geblas::detail::cuda::ops

@@ -11,6 +11,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "core/derived_cache.hpp"
+#include "core/trace.hpp"
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
@@ -173,7 +174,21 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
   Ctx c(A.device);
   const RtSemiring sr = rt_semiring(s);
   const Mask& mask = o.mask;
-  const bool dot = mask.kind() == Mask::Kind::sparse && !mask.complemented();
+  // masked_dot computes only the mask's entries, so it needs them listed: a sparse mask
+  // that is not complemented. Otherwise (and when forced) esc.
+  const bool dot_applies = mask.kind() == Mask::Kind::sparse && !mask.complemented();
+  if (!o.variant.empty() && o.variant != "masked_dot" && o.variant != "esc")
+    throw InvalidValue("mxm(sparse x sparse) on " + A.device.str() + ": unknown variant '" + std::string(o.variant) +
+                       "' (the CUDA backend has: masked_dot, esc)");
+  if (o.variant == "masked_dot" && !dot_applies)
+    throw InvalidValue("mxm(sparse x sparse) on " + A.device.str() +
+                       ": variant 'masked_dot' needs a sparse mask that is not complemented");
+  const bool dot = o.variant.empty() ? dot_applies : o.variant == "masked_dot";
+  DispatchRecord& rec = current_dispatch();
+  rec.variant = dot ? "masked_dot" : "esc";
+  rec.reason = o.variant.empty() ? (dot_applies ? "sparse mask: only its entries are computed"
+                                                : (mask.empty() ? "no mask" : "mask applied to the expanded products"))
+                                 : "forced";
   if (dot) {
     // B' from B's derived cache: repeated products with the same B (triangle counting
     // on one graph) transpose it once.
