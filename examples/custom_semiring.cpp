@@ -2,7 +2,7 @@
 // that mxm instantiates the library's kernel templates in this program. Widest path:
 // the capacity of a path is its narrowest edge; we want the widest path to each vertex.
 // Compiled as C++ it runs on the CPU; custom_semiring.cu compiles the same file with nvcc
-// and <geblas/cuda.cuh>, and then the products run on the GPU when there is one.
+// and <geblas/cuda.cuh>, whose geblas::cuda_mxm runs the products on the GPU when there is one.
 //   example_custom_semiring [graph.mtx[.gz]]     (default: data/astro-ph-weighted.mtx.gz)
 #include <geblas/geblas.hpp>
 
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   using namespace geblas;
   const char* path = argc > 1 ? argv[1] : "data/astro-ph-weighted.mtx.gz";
   try {
-#if defined(GEBLAS_CUDA_USER_KERNELS)
+#if defined(__CUDACC__)
     const Device dev = default_device();  // the GPU when there is one
 #else
     const Device dev = Device::cpu();  // without nvcc, a user-defined semiring runs on the CPU
@@ -37,7 +37,11 @@ int main(int argc, char** argv) {
     auto w = DenseMatrix<double>::from_row_major(n, 1, w0, dev);
     for (int round = 1;; ++round) {
       DenseMatrix<double> next(n, 1, dev);
+#if defined(__CUDACC__)
+      cuda_mxm(next, A, w, Widest{}, {.transpose_a = true});  // the kernel of <geblas/cuda.cuh>
+#else
       mxm(next, A, w, Widest{}, {.transpose_a = true});
+#endif
       auto a = w.to_row_major(), b = next.to_row_major();
       bool changed = false;
       for (std::size_t i = 0; i < a.size(); ++i)

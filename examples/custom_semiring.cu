@@ -1,6 +1,6 @@
 // The GPU build of custom_semiring.cpp: the same program compiled by nvcc with
-// <geblas/cuda.cuh> included first, so that the user-defined semiring's kernel is
-// instantiated here and its products run on the GPU when there is one.
+// <geblas/cuda.cuh>, so that geblas::cuda_mxm instantiates the user-defined semiring's
+// kernel here and its products run on the GPU when there is one.
 //   nvcc -std=c++20 -I<prefix>/include custom_semiring.cu -L<prefix>/lib -lgeblas
 #include <geblas/cuda.cuh>
 

@@ -1,9 +1,10 @@
 // <geblas/cuda.cuh>: user-defined semirings on the GPU. libgeblas.so holds kernels for
 // the built-in semirings only; a semiring of the caller's own is compiled into the
 // caller's program, so its kernel comes from this header, instantiated by nvcc in the
-// caller's code (as CUB's templates are). Include it before any other geblas header;
-// every mxm with a user-defined semiring on GPU operands then runs here. The semiring's
-// identity, add and mul must be callable on the device (mark them GEBLAS_HD).
+// caller's code (as CUB's templates are). geblas::cuda_mxm below runs it; geblas::mxm
+// keeps one meaning everywhere (a user semiring on GPU operands is NotImplemented
+// there), so including this header changes nothing else, in any order. The
+// semiring's identity, add and mul must be callable on the device (mark them GEBLAS_HD).
 //
 // Sparse x dense is the form supported on the GPU (the hot path of graph algorithms and
 // GNNs); the other forms with a user-defined semiring raise NotImplemented on the GPU
@@ -14,22 +15,12 @@
 #if !defined(__CUDACC__)
 #error "<geblas/cuda.cuh> is for code compiled by nvcc; other code uses <geblas/geblas.hpp>"
 #endif
-#if defined(GEBLAS_OPERATIONS_MXM_HPP)
-#error "<geblas/cuda.cuh> must be included before the other geblas headers"
-#endif
-
-#define GEBLAS_CUDA_USER_KERNELS 1
 
 #include <cuda_runtime.h>
 
 #include <string>
 
 #include "geblas/detail/mxm_plan.hpp"
-
-namespace geblas::detail::cuda_user {
-template <class S>
-void mxm(UserMxmPlan& plan);
-}  // namespace geblas::detail::cuda_user
 
 #include "geblas/detail/spmm_variants.hpp"
 #include "geblas/detail/views.hpp"
@@ -126,3 +117,19 @@ void mxm(UserMxmPlan& plan) {
 }
 
 }  // namespace geblas::detail::cuda_user
+
+namespace geblas {
+
+// C<M> = accum(C, A (+).(x) B) as geblas::mxm, for any semiring: a user-defined one runs
+// this header's kernel when the operands are on a CUDA device (the CPU template on the
+// CPU); a built-in one goes to geblas::mxm and the library's tuned kernels.
+template <Scalar T, class S>
+void cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
+              const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
+  (void)semiring;
+  if constexpr (BuiltinSemiring<S>) geblas::mxm(C, A, B, semiring, options);
+  else detail::mxm_user<S, true>(C, A, B, options);
+}
+
+}  // namespace geblas

@@ -109,7 +109,7 @@ void run_case(Index rows, Index cols, Index n, bool heavy, Layout layout, std::u
                                              : DenseMatrix<T>::from_row_major(cols, n, b, gpu);
   // Poisoned C: every entry must be written.
   auto C = DenseMatrix<T>::from_row_major(rows, n, std::vector<T>(static_cast<std::size_t>(rows * n), T(77)), gpu);
-  mxm(C, A.to(gpu), B, S{});
+  cuda_mxm(C, A.to(gpu), B, S{});
   check_all(C.to_row_major(), want, rel,
             "rows " + std::to_string(rows) + " cols " + std::to_string(cols) + " N " + std::to_string(n) +
                 (heavy ? " heavy row" : "") + (layout == Layout::col_major ? " B col-major" : "") + " seed " +
@@ -144,23 +144,23 @@ TEST_CASE("user-defined semirings on the GPU: transpose, accumulator, empty shap
   const auto want = reference<Widest>(At_host, b, 9);
   auto B = DenseMatrix<double>::from_row_major(30, 9, b, gpu);
   DenseMatrix<double> C(44, 9, gpu);
-  mxm(C, A.to(gpu), B, Widest{}, {.transpose_a = true});
+  cuda_mxm(C, A.to(gpu), B, Widest{}, {.transpose_a = true});
   check_all(C.to_row_major(), want, 0, "transpose_a");
 
   // C = max(C, A' B): the accumulator applied after the user product.
   std::vector<double> old(44 * 9);
   for (std::size_t k = 0; k < old.size(); ++k) old[k] = static_cast<double>(k % 11);
   auto C2 = DenseMatrix<double>::from_row_major(44, 9, old, gpu);
-  mxm(C2, A.to(gpu), B, Widest{}, {.accum = binop::max<double>{}, .transpose_a = true});
+  cuda_mxm(C2, A.to(gpu), B, Widest{}, {.accum = binop::max<double>{}, .transpose_a = true});
   std::vector<double> want2 = want;
   for (std::size_t k = 0; k < want2.size(); ++k) want2[k] = std::max(want2[k], old[k]);
   check_all(C2.to_row_major(), want2, 0, "accum max");
 
   // Zero rows, zero columns of B.
   DenseMatrix<double> E(0, 4, gpu);
-  mxm(E, SparseMatrix<double>(0, 30, gpu), DenseMatrix<double>(30, 4, gpu), Widest{});
+  cuda_mxm(E, SparseMatrix<double>(0, 30, gpu), DenseMatrix<double>(30, 4, gpu), Widest{});
   DenseMatrix<double> Z(30, 0, gpu);
-  mxm(Z, A.to(gpu), DenseMatrix<double>(44, 0, gpu), Widest{});
+  cuda_mxm(Z, A.to(gpu), DenseMatrix<double>(44, 0, gpu), Widest{});
   CHECK(Z.ncols() == 0);
 }
 
@@ -169,4 +169,23 @@ TEST_CASE("user-defined semirings on the GPU: forms other than sparse x dense ar
   const auto A = random_matrix<double>(10, 10, 3, false, 5).to(gpu);
   SparseMatrix<double> C(10, 10, gpu);
   CHECK_THROWS_AS(mxm(C, A, A, Widest{}), NotImplemented);
+}
+
+TEST_CASE("geblas::mxm means the same with <geblas/cuda.cuh> included: a user semiring on the GPU is NotImplemented",
+          "[user][gpu]") {
+  // Only geblas::cuda_mxm brings the user kernel; geblas::mxm must not change with an
+  // include (the old macro switch made it differ between translation units).
+  const Device gpu = Device::cuda(0);
+  const auto A = random_matrix<double>(10, 10, 3, false, 5).to(gpu);
+  const auto B = DenseMatrix<double>::from_row_major(10, 2, std::vector<double>(20, 1.0), gpu);
+  DenseMatrix<double> C(10, 2, gpu);
+  try {
+    mxm(C, A, B, Widest{});
+    FAIL("geblas::mxm ran a user-defined semiring on the GPU");
+  } catch (const NotImplemented& e) {
+    CHECK(std::string(e.what()).find("geblas::cuda_mxm") != std::string::npos);
+  }
+  // Built-in semirings pass through geblas::cuda_mxm to the library's kernels.
+  cuda_mxm(C, A, B, semiring::plus_times<double>{});
+  CHECK(last_dispatch().backend == "cuda");
 }

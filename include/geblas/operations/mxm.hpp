@@ -11,10 +11,10 @@
 //
 // Built-in semirings run inside libgeblas.so on whichever device holds the operands.
 // A user-defined semiring runs on the CPU through templates instantiated in the caller's
-// code; on the GPU it needs code compiled by nvcc that includes <geblas/cuda.cuh>.
+// code; on the GPU it runs through geblas::cuda_mxm of <geblas/cuda.cuh>, in code
+// compiled by nvcc (geblas::mxm means the same in every translation unit, with or
+// without that header, and reports NotImplemented for a user semiring on the GPU).
 #pragma once
-// Seen by <geblas/cuda.cuh>, which must come first to hook the GPU user-semiring path in.
-#define GEBLAS_OPERATIONS_MXM_HPP 1
 
 #include <type_traits>
 
@@ -63,18 +63,26 @@ constexpr void check_semiring_type() {
                 "geblas::mxm: the semiring's value_type must be the operands' type");
 }
 
-template <class S, class CM, class AM, class BM>
+namespace cuda_user {
+// The GPU product of a user-defined semiring, defined in <geblas/cuda.cuh> and
+// instantiated only through geblas::cuda_mxm (mxm_user<S, true>).
+template <class S>
+void mxm(UserMxmPlan& plan);
+}  // namespace cuda_user
+
+// WithCudaKernel: whether the caller is geblas::cuda_mxm, which brings the GPU kernel.
+// The two are distinct instantiations, so no translation unit changes the meaning of
+// another's (the former GEBLAS_CUDA_USER_KERNELS macro did: an ODR hazard).
+template <class S, bool WithCudaKernel = false, class CM, class AM, class BM>
 void mxm_user(CM& C, const AM& A, const BM& B, const Options& o) {
   using T = typename S::value_type;
   UserMxmPlan plan = plan_user_mxm(C.storage(), A.storage(), B.storage(), type_id<T>, o);
   if (!plan.device.is_cpu()) {
-#if defined(GEBLAS_CUDA_USER_KERNELS)
-    cuda_user::mxm<S>(plan);
-#else
-    throw NotImplemented(
-        "geblas::mxm: a user-defined semiring on " + plan.device.str() +
-        " needs the caller compiled by nvcc with <geblas/cuda.cuh> included");
-#endif
+    if constexpr (WithCudaKernel)
+      cuda_user::mxm<S>(plan);
+    else
+      throw NotImplemented("geblas::mxm: a user-defined semiring on " + plan.device.str() +
+                           " runs through geblas::cuda_mxm of <geblas/cuda.cuh>, in code compiled by nvcc");
   } else {
     cpu::mxm_generic<S>(plan);
   }
