@@ -1,8 +1,8 @@
-// Element-wise operations and apply on the GPU. Sparse matrices merge each row of A
-// with the row of B (union for ewise_add, intersection for ewise_mult) in a count pass
-// and a fill pass around a prefix sum; dense matrices and vectors are one pass over the
-// entries (sparse vectors are scattered to dense value + presence arrays first); apply
-// maps a flat array of values. The operator is chosen at run time (runtime_ops.cuh).
+// Element-wise operations on the GPU. Sparse matrices merge each row of A with the row
+// of B (union for ewise_add, intersection for ewise_mult) in a count pass and a fill
+// pass around a prefix sum; dense matrices and vectors are one pass over the entries
+// (sparse vectors are scattered to dense value + presence arrays first). The operator is
+// chosen at run time (runtime_ops.cuh).
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
@@ -95,18 +95,6 @@ void ewise_vector_typed(void* out, std::uint8_t* out_present, const DenseVec& u,
   });
 }
 
-template <class V>
-void apply_typed(void* out, const void* in, Index count, const ApplyArgs& f, cudaStream_t s) {
-  V* o = static_cast<V*>(out);
-  const V* x = static_cast<const V*>(in);
-  const UnaryOpId unary = f.unary;
-  const BinaryOpId binary = f.binary;
-  const V y = *static_cast<const V*>(f.scalar.data());
-  for_each(count, s, [=] __device__(Index k) {
-    o[k] = binary != BinaryOpId::none ? binop_apply<V>(binary, x[k], y) : unop_apply<V>(unary, x[k]);
-  });
-}
-
 }  // namespace
 
 void ewise_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, BinaryOpId op, EwiseKind kind) {
@@ -137,11 +125,6 @@ void ewise_vector(VectorResult& t, const VectorStorage& u, const VectorStorage& 
                           kind == EwiseKind::add, c.stream);
   });
   t = std::move(r);
-}
-
-void apply_values(void* out, const void* in, Index count, TypeId type, const ApplyArgs& f, int ordinal) {
-  Ctx c(Device::cuda(ordinal));
-  visit_type(type, [&]<class V>() { apply_typed<V>(out, in, count, f, c.stream); });
 }
 
 }  // namespace geblas::detail::cuda::ops
