@@ -13,17 +13,30 @@
 // Eigen column is a loop over A's rows of Eigen row expressions (cwiseMax / cwiseMin of
 // scaled rows of B).
 //
+// "grb_dense" is SuiteSparse's dense-output path, the one with hand-written AVX2 /
+// AVX-512 FMA loops for plus_times: C held full by row, pre-filled with the monoid's
+// identity, then C += A*B (GrB_mxm with the semiring's add as accumulator). The pre-fill
+// is inside the timed region: it is what that path needs to compute geblas's C = A*B.
+//
+// --processes K re-executes the bench K times (same arguments) and prints, per case, the
+// min / median / max over processes of the per-process medians, and their spread
+// (max / min): the timings of one process are steady, those of different processes are
+// what a user sees from run to run.
+//
 // usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
 //                       [--semirings plus_times,max_times,min_plus] [--runs 5]
+//                       [--eigen 0] [--processes K]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -206,7 +219,104 @@ GrB_Semiring grb_semiring(const std::string& name) {
   if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP32;
   return GrB_MIN_PLUS_SEMIRING_FP32;
 }
+
+// The semiring's add, as the accumulator of the dense-output path.
+GrB_BinaryOp grb_add(const std::string& name) {
+  if (name == "plus_times") return GrB_PLUS_FP32;
+  if (name == "max_times") return GrB_MAX_FP32;
+  return GrB_MIN_FP32;
+}
 #endif
+
+// One printed row of the table, as the --processes parent reads it back.
+struct Row {
+  std::string graph, semiring;
+  int n = 0;
+  double geblas = NAN, grb = NAN, grb_dense = NAN;
+};
+
+bool parse_row(const char* line, Row& r) {
+  char g[128], s[64];
+  double t[6];
+  if (line[0] == '#' || std::sscanf(line, "%127s %63s %d %lf %lf %lf %lf %lf %lf", g, s, &r.n, &t[0], &t[1], &t[2], &t[3],
+                                    &t[4], &t[5]) != 9)
+    return false;
+  r.graph = g;
+  r.semiring = s;
+  r.geblas = t[0];
+  r.grb = t[4];
+  r.grb_dense = t[5];
+  return true;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// --processes K: runs this program K times with the other arguments and summarises the
+// per-process medians of each case.
+int run_processes(int processes, int argc, char** argv) {
+  std::string cmd = "/proc/self/exe";
+  for (int a = 1; a + 1 < argc; a += 2) {
+    if (std::string(argv[a]) == "--processes") continue;
+    cmd += std::string(" ") + argv[a] + " " + argv[a + 1];
+  }
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Row>> rows;
+  for (int p = 0; p < processes; ++p) {
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) { std::fprintf(stderr, "cannot run %s\n", cmd.c_str()); return 2; }
+    char line[1024];
+    while (std::fgets(line, sizeof line, pipe)) {
+      if (p == 0 && line[0] == '#') std::fputs(line, stdout);
+      if (std::strstr(line, "DIFFER")) { std::fputs(line, stdout); }
+      Row r;
+      if (!parse_row(line, r)) continue;
+      const std::string key = r.graph + " " + r.semiring + " " + std::to_string(r.n);
+      if (!rows.count(key)) order.push_back(key);
+      rows[key].push_back(r);
+    }
+    const int rc = pclose(pipe);
+    if (rc != 0) { std::fprintf(stderr, "process %d of %s failed (%d)\n", p, cmd.c_str(), rc); return 1; }
+  }
+  std::printf("# %d processes; per case: geblas's per-process medians (min / median / max, spread = max / min), "
+              "SuiteSparse's, and the median over processes of the same-process ratio grb_dense / geblas\n",
+              processes);
+  std::printf("%-24s %-10s %4s %9s %9s %9s %7s %9s %7s %9s %7s %8s %8s\n", "graph", "semiring", "N", "g_min", "g_med",
+              "g_max", "g_sprd", "grb_med", "grb_sp", "grbD_med", "grbD_sp", "grb/g", "grbD/g");
+  std::map<std::string, std::vector<double>> ratios;  // semiring -> median grbD/g per case
+  double worst_spread = 0;
+  for (const auto& key : order) {
+    const auto& v = rows[key];
+    std::vector<double> g, grb, grbd, rg, rd;
+    for (const auto& r : v) {
+      g.push_back(r.geblas);
+      grb.push_back(r.grb);
+      grbd.push_back(r.grb_dense);
+      rg.push_back(r.grb / r.geblas);
+      rd.push_back(r.grb_dense / r.geblas);
+    }
+    const auto [gmin, gmax] = std::minmax_element(g.begin(), g.end());
+    const auto spread = [](const std::vector<double>& x) {
+      const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+      return *hi / *lo;
+    };
+    worst_spread = std::max(worst_spread, *gmax / *gmin);
+    ratios[v[0].semiring].push_back(median_of(rd));
+    std::printf("%-24s %-10s %4d %9.2f %9.2f %9.2f %7.2f %9.2f %7.2f %9.2f %7.2f %8.2f %8.2f\n", v[0].graph.c_str(),
+                v[0].semiring.c_str(), v[0].n, *gmin, median_of(g), *gmax, *gmax / *gmin, median_of(grb), spread(grb),
+                median_of(grbd), spread(grbd), median_of(rg), median_of(rd));
+  }
+  for (const auto& [s, r] : ratios) {
+    double lg = 0;
+    for (double x : r) lg += std::log(x);
+    std::printf("# %s: grb_dense / geblas min %.2f, geomean %.2f over %zu cases\n", s.c_str(),
+                *std::min_element(r.begin(), r.end()), std::exp(lg / r.size()), r.size());
+  }
+  std::printf("# largest between-process spread of geblas's median: %.2fx\n", worst_spread);
+  return 0;
+}
 
 }  // namespace
 
@@ -216,6 +326,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> semirings = {"plus_times", "max_times", "min_plus"};
   int runs = 5;
   bool only_geblas = false;  // --only-geblas 1: skip Eigen and GraphBLAS (for tuning runs)
+  bool with_eigen = true;    // --eigen 0: skip Eigen and geblas on one thread
+  int processes = 0;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a], value = argv[a + 1];
     if (key == "--graphs") graphs = split(value);
@@ -223,12 +335,18 @@ int main(int argc, char** argv) {
     else if (key == "--semirings") semirings = split(value);
     else if (key == "--runs") runs = std::max(1, std::stoi(value));
     else if (key == "--only-geblas") only_geblas = value == "1";
+    else if (key == "--eigen") with_eigen = value != "0";
+    else if (key == "--processes") processes = std::stoi(value);
     else { std::fprintf(stderr, "unknown option %s\n", key.c_str()); return 2; }
   }
+  if (processes > 0) return run_processes(processes, argc, argv);
   const int threads = omp_get_max_threads();
 #ifdef GEBLAS_HAVE_GRAPHBLAS
   GRB_CHECK(GrB_init(GrB_NONBLOCKING));
   GRB_CHECK(GxB_Global_Option_set(static_cast<GxB_Option_Field>(GxB_NTHREADS), threads));
+  // GEBLAS_BENCH_BURBLE=1: SuiteSparse prints which method each call takes
+  if (const char* b = std::getenv("GEBLAS_BENCH_BURBLE"); b && *b == '1')
+    GRB_CHECK(GxB_Global_Option_set(static_cast<GxB_Option_Field>(GxB_BURBLE), true));
   std::printf("# SuiteSparse:GraphBLAS %d.%d.%d, %d threads\n", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
               GxB_IMPLEMENTATION_SUB, threads);
 #else
@@ -237,8 +355,9 @@ int main(int argc, char** argv) {
   std::printf("# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
               "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms\n",
               threads, threads, threads, runs);
-  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %10s %9s %9s %9s %9s\n", "graph", "semiring", "N", "geblas",
-              "geblas_x1", "eigen", "eigen_xT", "graphblas", "eigen/g", "eigen/g1", "eigenT/g", "grb/g");
+  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "graph", "semiring", "N", "geblas",
+              "geblas_x1", "eigen", "eigen_xT", "graphblas", "grb_dense", "eigen/g", "eigen/g1", "eigenT/g", "grb/g",
+              "grbD/g");
   int failures = 0;
   for (const auto& gname : graphs) {
     Csr g;
@@ -300,23 +419,27 @@ int main(int argc, char** argv) {
           std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
           continue;
         }
-        geblas::DenseMatrix<float> C1(g.nrows, n);
-        omp_set_num_threads(1);
-        const double t_geblas1 = median_ms(runs, [&] {
-          geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); });
-        });
-        omp_set_num_threads(threads);
-        EDense Ce(g.nrows, n), Ce2(g.nrows, n);
-        const double t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
-        const double t_eigen2 = median_ms(runs, [&] {
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-          for (int t = 0; t < threads; ++t) eigen_rows(s, Ae, Be, Ce2, blocks[t], blocks[t + 1]);
-        });
         const std::vector<float> got = C.to_row_major();
-        geblas::Index bad = count_differences(got.data(), Ce.data(), got.size());
-        bad += count_differences(got.data(), C1.to_row_major().data(), got.size());
-        bad += count_differences(got.data(), Ce2.data(), got.size());
-        double t_grb = NAN;
+        geblas::Index bad = 0;
+        double t_geblas1 = NAN, t_eigen = NAN, t_eigen2 = NAN;
+        if (with_eigen) {
+          geblas::DenseMatrix<float> C1(g.nrows, n);
+          omp_set_num_threads(1);
+          t_geblas1 = median_ms(runs, [&] {
+            geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); });
+          });
+          omp_set_num_threads(threads);
+          EDense Ce(g.nrows, n), Ce2(g.nrows, n);
+          t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
+          t_eigen2 = median_ms(runs, [&] {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+            for (int t = 0; t < threads; ++t) eigen_rows(s, Ae, Be, Ce2, blocks[t], blocks[t + 1]);
+          });
+          bad += count_differences(got.data(), Ce.data(), got.size());
+          bad += count_differences(got.data(), C1.to_row_major().data(), got.size());
+          bad += count_differences(got.data(), Ce2.data(), got.size());
+        }
+        double t_grb = NAN, t_grb_dense = NAN;
 #ifdef GEBLAS_HAVE_GRAPHBLAS
         {
           GrB_Matrix Cg = nullptr;
@@ -336,11 +459,39 @@ int main(int argc, char** argv) {
           bad += count_differences(got.data(), full.data(), got.size());
           GrB_Matrix_free(&Cg);
         }
+        {
+          // the dense-output path: C full, held by row, pre-filled with the identity
+          GrB_Matrix Cd = nullptr;
+          GRB_CHECK(GrB_Matrix_new(&Cd, GrB_FP32, g.nrows, n));
+          GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_FORMAT, GxB_BY_ROW));
+          GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_SPARSITY_CONTROL, GxB_FULL));
+          t_grb_dense = median_ms(runs, [&] {
+            GRB_CHECK(GrB_Matrix_assign_FP32(Cd, nullptr, nullptr, s.identity, GrB_ALL, g.nrows, GrB_ALL, n, nullptr));
+            GRB_CHECK(GrB_mxm(Cd, nullptr, grb_add(sname), grb_semiring(sname), Ag, Bg, nullptr));
+            GRB_CHECK(GrB_Matrix_wait(Cd, GrB_MATERIALIZE));
+          });
+          int sparsity = 0;
+          GRB_CHECK(GxB_Matrix_Option_get(Cd, GxB_SPARSITY_STATUS, &sparsity));
+          if (sparsity != GxB_FULL) {
+            std::printf("# grb_dense: C is not held full (status %d)\n", sparsity);
+            ++bad;
+          }
+          GrB_Index nv = 0;
+          GRB_CHECK(GrB_Matrix_nvals(&nv, Cd));
+          std::vector<GrB_Index> I(nv), J(nv);
+          std::vector<float> X(nv);
+          GRB_CHECK(GrB_Matrix_extractTuples_FP32(I.data(), J.data(), X.data(), &nv, Cd));
+          std::vector<float> full(got.size(), NAN);
+          for (GrB_Index k = 0; k < nv; ++k) full[I[k] * static_cast<GrB_Index>(n) + J[k]] = X[k];
+          bad += count_differences(got.data(), full.data(), got.size());
+          GrB_Matrix_free(&Cd);
+        }
 #endif
         if (bad) ++failures;
-        std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f %9.2f%s\n", g.name.c_str(),
-                    sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_eigen / t_geblas,
-                    t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas, bad ? "  RESULTS DIFFER" : "");
+        std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f %9.2f %9.2f%s\n",
+                    g.name.c_str(), sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_grb_dense,
+                    t_eigen / t_geblas, t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas,
+                    t_grb_dense / t_geblas, bad ? "  RESULTS DIFFER" : "");
         std::fflush(stdout);
       }
 #ifdef GEBLAS_HAVE_GRAPHBLAS

@@ -3,34 +3,68 @@
 // Sparse x dense takes either layout of B and C itself (see spmm.hpp).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/trace.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/mask_rows.hpp"
+#include "cpu/spmm_plus.hpp"
 #include "geblas/detail/cpu/dense_products.hpp"
 #include "geblas/detail/cpu/spgemm.hpp"
 #include "geblas/detail/cpu/spmm.hpp"
 
 namespace geblas::detail::cpu {
+namespace {
+
+// The instruction set a forced variant names ("row_split_avx2", ...), or none for
+// "row_split" / "" (the CPU's widest, see plus_isa()).
+bool forced_isa(std::string_view variant, CpuIsa& isa) {
+  if (variant.empty() || variant == "row_split") return false;
+  if (variant == "row_split_sse2") isa = CpuIsa::sse2;
+  else if (variant == "row_split_avx2") isa = CpuIsa::avx2;
+  else if (variant == "row_split_avx512") isa = CpuIsa::avx512;
+  else
+    throw InvalidValue("mxm(sparse x dense) on cpu: unknown variant '" + std::string(variant) +
+                       "' (the CPU backend has: row_split, and for plus_times / plus_second / plus_pair on "
+                       "float and double with a row-major C: row_split_sse2, row_split_avx2, row_split_avx512)");
+  if (!cpu_runs(isa))
+    throw NotImplemented("mxm(sparse x dense) on cpu: variant '" + std::string(variant) +
+                         "' needs an instruction set this CPU does not run");
+  return true;
+}
+
+}  // namespace
+
 void mxm_sparse_dense(const SpmmArgs& args) {
   const SparseStorage& A = *args.A;
   const DenseStorage& B = *args.B;
   DenseStorage& C = *args.C;
-  if (!args.variant.empty() && args.variant != "row_split")
-    throw InvalidValue("mxm(sparse x dense) on cpu: unknown variant '" + std::string(args.variant) +
-                       "' (the CPU backend has: row_split)");
+  CpuIsa isa = plus_isa();
+  const bool forced = forced_isa(args.variant, isa);
   int parts = 0;
-  const char* isa = "baseline";
+  const char* code = "baseline";
   visit_type(A.type, [&]<class T>() {
+    // the plus family on a row-major C: the per-instruction-set kernels of spmm_plus.cpp
+    const PlusRowsFn<T> plus = C.layout == Layout::row_major ? plus_rows_for<T>(args.semiring, isa) : nullptr;
+    if (forced && !plus)
+      throw InvalidValue("mxm(sparse x dense) on cpu: variant '" + std::string(args.variant) +
+                         "' exists for plus_times / plus_second / plus_pair on float and double with a "
+                         "row-major C only (here " + to_string(args.semiring) + " on " + std::string(to_string(A.type)) +
+                         (C.layout == Layout::row_major ? "" : ", column-major C") + ")");
+    if (plus) {
+      code = args.semiring == SemiringId::plus_pair ? "count" : to_string(isa);
+      parts = spmm_with<T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate, plus);
+      return;
+    }
     with_semiring<T>(args.semiring, [&]<class S>() {
-      parts = spmm<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate, &isa);
+      parts = spmm<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate, &code);
     });
   });
   if (args.record) {
     args.record->variant = "row_split";
     args.record->reason = "N=" + std::to_string(B.ncols) + ", " + std::to_string(parts) + " nnz-balanced row ranges, " +
-                          isa + " code" +
+                          code + " code" +
                           (B.layout == Layout::col_major ? ", B copied to row-major" : "") +
                           (args.accumulate ? ", fused accumulate" : "");
   }

@@ -340,12 +340,12 @@ template <class S, class T, class Policy>
   rows<S, T, Policy>(A, B, ldb, C, r0, r1, accumulate);
 }
 
-// Whether this CPU (and OS) runs AVX-512F code and the environment does not ask for the
-// baseline code.
+// Whether this CPU (and OS) runs AVX-512F code and the environment (GEBLAS_CPU_ISA) does
+// not ask for a narrower instruction set.
 inline bool use_avx512() {
   static const bool use = [] {
     const char* isa = std::getenv("GEBLAS_CPU_ISA");
-    if (isa && std::strcmp(isa, "baseline") == 0) return false;
+    if (isa && *isa && std::strcmp(isa, "avx512") != 0) return false;
     return __builtin_cpu_supports("avx512f") != 0;
   }();
   return use;
@@ -413,12 +413,12 @@ const T* row_major_b(const DenseView<T>& B, Index& ldb, std::unique_ptr<T[]>& ho
 
 }  // namespace spmm_detail
 
-// C = A (+).(x) B; a row of A with no entries gives the identity. With `accumulate`,
-// rows with entries are combined into C with S::add instead (C = C (+) T; rows without
-// entries keep C): the fused accum = add case. Returns the number of row ranges used.
-template <class S, class T, class Policy = SpmmPolicy>
-int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool accumulate,
-         const char** isa = nullptr) {
+// The driver: B made row-major, the rows of A cut into nnz-balanced ranges, and
+// run_rows called on each range, in parallel where the product is large enough.
+// Returns the number of row ranges used.
+template <class T, class Policy = SpmmPolicy>
+int spmm_with(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool accumulate,
+              spmm_detail::RowsFn<T> run_rows) {
   const Index m = A.nrows, n = C.ncols;
   if (m == 0 || n == 0) return 0;
   Index ldb = 0;
@@ -428,9 +428,6 @@ int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool
 #ifdef _OPENMP
   if (A.nvals * n >= Policy::min_parallel_work) threads = omp_get_max_threads();
 #endif
-  const char* isa_name = nullptr;
-  const spmm_detail::RowsFn<T> run_rows = spmm_detail::pick_rows<S, T, Policy>(isa_name);
-  if (isa) *isa = isa_name;
   const int parts = threads > 1 ? threads * Policy::parts_per_thread : 1;
   if (parts == 1) {
     run_rows(A, b, ldb, C, 0, m, accumulate);
@@ -442,6 +439,19 @@ int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool
     run_rows(A, b, ldb, C, splits[static_cast<std::size_t>(p)],
                                     splits[static_cast<std::size_t>(p) + 1], accumulate);
   return parts;
+}
+
+// C = A (+).(x) B; a row of A with no entries gives the identity. With `accumulate`,
+// rows with entries are combined into C with S::add instead (C = C (+) T; rows without
+// entries keep C): the fused accum = add case. Returns the number of row ranges used;
+// `isa` names the code that ran.
+template <class S, class T, class Policy = SpmmPolicy>
+int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool accumulate,
+         const char** isa = nullptr) {
+  const char* isa_name = nullptr;
+  const spmm_detail::RowsFn<T> run_rows = spmm_detail::pick_rows<S, T, Policy>(isa_name);
+  if (isa) *isa = isa_name;
+  return spmm_with<T, Policy>(A, B, C, accumulate, run_rows);
 }
 
 }  // namespace geblas::detail::cpu
