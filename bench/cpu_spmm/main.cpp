@@ -257,7 +257,8 @@ double median_of(std::vector<double> v) {
 // --processes K: runs this program K times with the other arguments and summarises the
 // per-process medians of each case.
 int run_processes(int processes, int argc, char** argv) {
-  std::string cmd = "/proc/self/exe";
+  // this program's path (popen's shell has its own /proc/self/exe)
+  std::string cmd = std::filesystem::read_symlink("/proc/self/exe").string();
   for (int a = 1; a + 1 < argc; a += 2) {
     if (std::string(argv[a]) == "--processes") continue;
     cmd += std::string(" ") + argv[a] + " " + argv[a + 1];

@@ -10,12 +10,44 @@
 #include "cpu/kernels.hpp"
 #include "cpu/mask_rows.hpp"
 #include "cpu/spmm_plus.hpp"
+#include "cpu/spmm_policy.hpp"
 #include "geblas/detail/cpu/dense_products.hpp"
 #include "geblas/detail/cpu/spgemm.hpp"
 #include "geblas/detail/cpu/spmm.hpp"
 
 namespace geblas::detail::cpu {
 namespace {
+
+// The generic kernel's rows() compiled for AVX-512F, for the built-in semirings whose
+// tiles are vectors (floating plus, max, min). flatten inlines every call below rows()
+// into this copy, so that all of it is compiled for the target and no shared inline
+// function is emitted with AVX-512 code. Contraction of a * b + c into an FMA is off
+// here, so that the results are bit for bit those of the baseline code (every column
+// folds its terms in the same order; only the vector width differs).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GEBLAS_SPMM_AVX512_COPY 1
+template <class S, class T>
+[[gnu::target("avx512f"), gnu::optimize("fp-contract=off"), gnu::flatten]] void rows_avx512(
+    const CsrView<T>& A, const T* B, Index ldb, const DenseView<T>& C, Index r0, Index r1, bool accumulate) {
+  spmm_detail::rows<S, T, SpmmAvx512Policy>(A, B, ldb, C, r0, r1, accumulate);
+}
+#endif
+
+// The generic kernel for S on T on this CPU (and GEBLAS_CPU_ISA, plus_isa()); `code`
+// names it.
+template <class S, class T>
+spmm_detail::RowsFn<T> generic_rows(CpuIsa isa, const char*& code) {
+#ifdef GEBLAS_SPMM_AVX512_COPY
+  if constexpr (spmm_detail::vector_fold<S, T, SpmmPolicy>()) {
+    if (isa == CpuIsa::avx512) {
+      code = "avx512";
+      return &rows_avx512<S, T>;
+    }
+  }
+#endif
+  code = "baseline";
+  return &spmm_detail::rows<S, T, SpmmPolicy>;
+}
 
 // The instruction set a forced variant names ("row_split_avx2", ...), or none for
 // "row_split" / "" (the CPU's widest, see plus_isa()).
@@ -58,7 +90,8 @@ void mxm_sparse_dense(const SpmmArgs& args) {
       return;
     }
     with_semiring<T>(args.semiring, [&]<class S>() {
-      parts = spmm<S, T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate, &code);
+      parts = spmm_with<T>(csr_view<T>(A), dense_view<T>(B), dense_view<T>(C), args.accumulate,
+                           generic_rows<S, T>(isa, code));
     });
   });
   if (args.record) {

@@ -16,21 +16,11 @@
 
 #include <cstddef>
 
+#include "cpu/spmm_policy.hpp"
 #include "geblas/detail/views.hpp"
 #include "geblas/semiring.hpp"
 
 namespace geblas::detail::cpu {
-
-// The plus-family kernel's tuning. Chosen 2026-11-25 on the 2-core AMD EPYC (Zen 5, AVX-512)
-// machine with bench_cpu_spmm, float, N = 16 / 64 / 256 (see
-// docs/notes/cpu-spmm-vs-suitesparse.md for the runs).
-struct PlusPolicy {
-  // Vectors per column tile held in registers, per instruction set: SSE2 and AVX2 have 16
-  // vector registers, AVX-512 32.
-  static constexpr int sse2_tile_vectors = 4;
-  static constexpr int avx2_tile_vectors = 4;
-  static constexpr int avx512_tile_vectors = 4;
-};
 
 enum class CpuIsa { sse2, avx2, avx512 };
 const char* to_string(CpuIsa isa);

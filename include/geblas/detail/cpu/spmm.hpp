@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -27,7 +26,10 @@
 
 namespace geblas::detail::cpu {
 
-// Every tuning constant of the CPU SpMM. Measured 2026-11-23 on the 2-core AMD EPYC
+// The tuning of the generic kernel: the code of user-defined semirings (instantiated in
+// the caller's code, hence in this header) and the baseline code of the built-in ones.
+// The built-ins' per-instruction-set copies have their own policies in libgeblas.so
+// (src/cpu/spmm_policy.hpp). Measured 2026-11-23 on the 2-core AMD EPYC
 // (Zen 4, 48 KiB L1d, 1 MiB L2 per core, baseline x86-64 build: SSE2) machine, float, on
 // the uniform random graph of bench/cpu_spmm (262144 rows, 4.2M entries), N = 16, 64,
 // 256, as thread CPU time of one thread with the policies interleaved run by run (the
@@ -58,15 +60,6 @@ struct SpmmPolicy {
   // Bytes per vector of a tile in the baseline build: one SSE register (a wider GCC
   // vector has its max / min conditional lowered to scalars there).
   static constexpr std::size_t vector_bytes = 16;
-  // The vector and tile widths of the AVX-512 variant (rows_avx512): one zmm register per
-  // vector, tiles of 64 floats (4 registers). Against the baseline code (float, N = 16 /
-  // 64 / 256, 2026-11-23 13:25-13:30, load 3-8): plus_times 24 / 85 / 280 ms against 44 /
-  // 193 / 481, max_times 31 / 111 / 397 against 62 / 243 / 746, min_plus 39 / 102 / 558
-  // against 69 / 229 / 973 (thread CPU time, one thread, interleaved). Tiles of 128 and
-  // 512 bytes were not consistently faster than 256 (plus_times N = 64: 96 and 98 ms
-  // against 85; max_times N = 256: 434 and 446 against 397).
-  static constexpr std::size_t avx512_vector_bytes = 64;
-  static constexpr std::size_t avx512_tile_bytes = 256;
   // How many entries of A ahead the B row is prefetched (0: never). 12 and 24 ran within
   // 5% of none at every N (the hardware prefetcher follows the row), so it is off; kept
   // as a knob for machines where the B rows are farther away.
@@ -80,13 +73,6 @@ struct SpmmPolicy {
   // Below this many multiply-adds (nnz * N) the product runs on one thread: starting a
   // parallel region costs a few microseconds.
   static constexpr Index min_parallel_work = Index{1} << 15;
-};
-
-// Policy P with its AVX-512 vector and tile widths.
-template <class P>
-struct SpmmIsaPolicy : P {
-  static constexpr std::size_t vector_bytes = P::avx512_vector_bytes;
-  static constexpr std::size_t tile_bytes = P::avx512_tile_bytes;
 };
 
 namespace spmm_detail {
@@ -323,52 +309,8 @@ void rows(const CsrView<T>& A, const T* B, Index ldb, const DenseView<T>& C, Ind
   }
 }
 
-// Per-ISA variants of rows(). libgeblas.so is built for baseline x86-64 (SSE2); on a CPU
-// with AVX-512 the built-in semirings whose tiles are vectors (floating plus, max, min)
-// run a copy of rows() compiled for AVX-512F with the AVX-512 policy (SpmmIsaPolicy).
-// flatten inlines every call below rows() into that copy, so that all of it is compiled
-// for the target and no shared inline function is emitted with AVX-512 code. Contraction
-// of a * b + c into an FMA is switched off there, so that the results are bit for bit
-// those of the baseline build (every column folds its terms in the same order; only the
-// vector width differs). GEBLAS_CPU_ISA=baseline in the environment keeps the baseline
-// code (the tests run both).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define GEBLAS_SPMM_ISA_DISPATCH 1
-template <class S, class T, class Policy>
-[[gnu::target("avx512f"), gnu::optimize("fp-contract=off"), gnu::flatten]] void rows_avx512(
-    const CsrView<T>& A, const T* B, Index ldb, const DenseView<T>& C, Index r0, Index r1, bool accumulate) {
-  rows<S, T, Policy>(A, B, ldb, C, r0, r1, accumulate);
-}
-
-// Whether this CPU (and OS) runs AVX-512F code and the environment (GEBLAS_CPU_ISA) does
-// not ask for a narrower instruction set.
-inline bool use_avx512() {
-  static const bool use = [] {
-    const char* isa = std::getenv("GEBLAS_CPU_ISA");
-    if (isa && *isa && std::strcmp(isa, "avx512") != 0) return false;
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return use;
-}
-#endif
-
 template <class T>
 using RowsFn = void (*)(const CsrView<T>&, const T*, Index, const DenseView<T>&, Index, Index, bool);
-
-// The rows() variant for this semiring, type and CPU; `isa` names it.
-template <class S, class T, class Policy>
-RowsFn<T> pick_rows(const char*& isa) {
-#ifdef GEBLAS_SPMM_ISA_DISPATCH
-  if constexpr (BuiltinSemiring<S> && vector_fold<S, T, Policy>()) {
-    if (use_avx512()) {
-      isa = "avx512";
-      return &rows_avx512<S, T, SpmmIsaPolicy<Policy>>;
-    }
-  }
-#endif
-  isa = "baseline";
-  return &rows<S, T, Policy>;
-}
 
 // Row boundaries of `parts` contiguous ranges of about equal cost (entries + row_cost
 // per row): splits[p] is the first row of range p, splits[parts] = nrows.
@@ -444,14 +386,14 @@ int spmm_with(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C,
 // C = A (+).(x) B; a row of A with no entries gives the identity. With `accumulate`,
 // rows with entries are combined into C with S::add instead (C = C (+) T; rows without
 // entries keep C): the fused accum = add case. Returns the number of row ranges used;
-// `isa` names the code that ran.
+// `isa` names the code that ran. This is the code of user-defined semirings (compiled in
+// the caller's code for its baseline target); the built-in semirings also have copies per
+// instruction set in libgeblas.so (src/cpu/mxm.cpp, src/cpu/spmm_plus.cpp).
 template <class S, class T, class Policy = SpmmPolicy>
 int spmm(const CsrView<T>& A, const DenseView<T>& B, const DenseView<T>& C, bool accumulate,
          const char** isa = nullptr) {
-  const char* isa_name = nullptr;
-  const spmm_detail::RowsFn<T> run_rows = spmm_detail::pick_rows<S, T, Policy>(isa_name);
-  if (isa) *isa = isa_name;
-  return spmm_with<T, Policy>(A, B, C, accumulate, run_rows);
+  if (isa) *isa = "baseline";
+  return spmm_with<T, Policy>(A, B, C, accumulate, &spmm_detail::rows<S, T, Policy>);
 }
 
 }  // namespace geblas::detail::cpu
