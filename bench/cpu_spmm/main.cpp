@@ -17,6 +17,8 @@
 // AVX-512 FMA loops for plus_times: C held full by row, pre-filled with the monoid's
 // identity, then C += A*B (GrB_mxm with the semiring's add as accumulator). The pre-fill
 // is inside the timed region: it is what that path needs to compute geblas's C = A*B.
+// geblas and this path are timed in turn, run by run, and the geblas column is from those
+// runs (on a shared machine both then see the same load).
 //
 // --processes K re-executes the bench K times (same arguments) and prints, per case, the
 // min / median / max over processes of the per-process medians, and their spread
@@ -154,6 +156,27 @@ double median_ms(int runs, const std::function<void()>& f, double* cpu = nullptr
   std::sort(c.begin(), c.end());
   if (cpu) *cpu = c[c.size() / 2];
   return t[t.size() / 2];
+}
+
+// Median wall times in ms of f and g timed in turn (f, g, f, g, ...), so that both see the
+// same state of a shared machine: what a same-process ratio needs.
+void median_pair_ms(int runs, const std::function<void()>& f, const std::function<void()>& g, double& tf,
+                    double& tg) {
+  f();  // warm-up
+  g();
+  std::vector<double> a, b;
+  for (int r = 0; r < runs; ++r) {
+    auto t0 = Clock::now();
+    f();
+    a.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    t0 = Clock::now();
+    g();
+    b.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  tf = a[a.size() / 2];
+  tg = b[b.size() / 2];
 }
 
 struct SemiringCase {
@@ -413,9 +436,10 @@ int main(int argc, char** argv) {
         const geblas::SemiringId id = geblas::semiring_from_string(sname.c_str());
         geblas::DenseMatrix<float> C(g.nrows, n);
         double cpu_geblas = 0;
-        const double t_geblas = median_ms(runs, [&] {
+        const auto run_geblas = [&] {
           geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C, A, B, S{}); });
-        }, &cpu_geblas);
+        };
+        double t_geblas = median_ms(runs, run_geblas, &cpu_geblas);
         if (only_geblas) {
           std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
           continue;
@@ -466,11 +490,12 @@ int main(int argc, char** argv) {
           GRB_CHECK(GrB_Matrix_new(&Cd, GrB_FP32, g.nrows, n));
           GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_FORMAT, GxB_BY_ROW));
           GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_SPARSITY_CONTROL, GxB_FULL));
-          t_grb_dense = median_ms(runs, [&] {
+          // timed in turn with geblas: the geblas column and both ratios use these runs
+          median_pair_ms(runs, run_geblas, [&] {
             GRB_CHECK(GrB_Matrix_assign_FP32(Cd, nullptr, nullptr, s.identity, GrB_ALL, g.nrows, GrB_ALL, n, nullptr));
             GRB_CHECK(GrB_mxm(Cd, nullptr, grb_add(sname), grb_semiring(sname), Ag, Bg, nullptr));
             GRB_CHECK(GrB_Matrix_wait(Cd, GrB_MATERIALIZE));
-          });
+          }, t_geblas, t_grb_dense);
           int sparsity = 0;
           GRB_CHECK(GxB_Matrix_Option_get(Cd, GxB_SPARSITY_STATUS, &sparsity));
           if (sparsity != GxB_FULL) {
