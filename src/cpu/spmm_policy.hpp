@@ -26,13 +26,17 @@ struct SpmmAvx512Policy : SpmmPolicy {
 
 // The plus-family kernels (plus_times, plus_second on float and double): vectors per
 // column tile held in registers, per instruction set. SSE2 and AVX2 have 16 vector
-// registers, AVX-512 32; a tile of 4 vectors leaves room for the loads of B. Chosen
-// 2026-11-25 on the 2-core AMD EPYC (Zen 5) machine with bench_cpu_spmm (float,
-// N = 16 / 64 / 256; docs/notes/cpu-spmm-vs-suitesparse.md).
+// registers (4 accumulators leave room for the loads of B; not measured against 8),
+// AVX-512 32. AVX-512, 2026-11-25 18:10 UTC on the 2-core AMD EPYC (Zen 5) machine, load
+// about 7, one thread's CPU time of bench_cpu_spmm plus_times float N = 256 in three
+// interleaved process pairs, 8 vectors against 4: ego-Twitter-undirected 49 / 40 / 41 ms
+// against 54 / 57 / 44, soc-Slashdot0902 29 / 25 / 33 against 32 / 34 / 26, cit-HepPh
+// 9.3 / 8.2 / 10.3 against 10.2 / 11.1 / 8.4 (N = 64 runs the same 4-vector tile in both):
+// about 8% on the geomean, near the noise (docs/notes/cpu-spmm-vs-suitesparse.md).
 struct PlusPolicy {
   static constexpr int sse2_tile_vectors = 4;
   static constexpr int avx2_tile_vectors = 4;
-  static constexpr int avx512_tile_vectors = 4;
+  static constexpr int avx512_tile_vectors = 8;
 };
 
 }  // namespace geblas::detail::cpu
