@@ -376,6 +376,10 @@ int main(int argc, char** argv) {
 #else
   std::printf("# SuiteSparse:GraphBLAS not available: its column reads n/a\n");
 #endif
+  // libgomp's wait policy (OMP_WAIT_POLICY at load time) decides much of a loaded
+  // machine's timings: spinning threads hold cores that descheduled workers need
+  // (docs/notes/cpu-spmm-vs-suitesparse.md). It applies to both libraries alike.
+  std::printf("# OpenMP wait policy: %s\n", geblas::passive_wait() ? "passive" : "spinning (libgomp default)");
   std::printf("# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
               "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms\n",
               threads, threads, threads, runs);
