@@ -25,6 +25,11 @@
 // (max / min): the timings of one process are steady, those of different processes are
 // what a user sees from run to run.
 //
+// On a shared machine run it with OMP_WAIT_POLICY=passive in the environment (both
+// libraries share libgomp, which reads it once at load): with spinning idle threads the
+// small products wait whole scheduler ticks for a descheduled worker, and the spread
+// between processes is that of tick counts.
+//
 // usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
 //                       [--semirings plus_times,max_times,min_plus] [--runs 5]
 //                       [--eigen 0] [--processes K]
