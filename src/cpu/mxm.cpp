@@ -95,7 +95,7 @@ void mxm_sparse_dense(const SpmmArgs& args) {
     });
   });
   if (args.record) {
-    args.record->variant = "row_split";
+    args.record->variant = forced ? std::string(args.variant) : std::string("row_split");
     args.record->reason = "N=" + std::to_string(B.ncols) + ", " + std::to_string(parts) + " nnz-balanced row ranges, " +
                           code + " code" +
                           (B.layout == Layout::col_major ? ", B copied to row-major" : "") +

@@ -99,6 +99,7 @@ void check_semiring(const std::string& name, Index n, bool accumulate, std::uint
     visit_semiring<T>(id, [&]<class S>() { ran = run<T, S>(C, A, B, variant, accumulate); });
     if (!ran) continue;
     INFO(name << " " << variant << " n=" << n << " accumulate=" << accumulate << " seed=" << seed);
+    CHECK(last_dispatch().variant == variant);
     CHECK(std::string(last_dispatch().reason).find(id == SemiringId::plus_pair ? "count" : variant + 10) !=
           std::string::npos);
     const std::vector<T> got = C.to_row_major();
