@@ -820,9 +820,16 @@ int main(int argc, char** argv) {
           if (c.best / c.single < wsingle) { wsingle = c.best / c.single; worst_single_g = key.first; }
         }
       }
-      std::printf("| %lld | %zu | %.2fx | %.2fx | %.2fx (%s) | %.3f | %.3f, %.3f | %.3f, %.3f | %.2fx, %.2fx (%s) |\n",
-                  static_cast<long long>(n), vb.size(), geomean(vd), geomean(vb), worst, worst_g.c_str(), geomean(va),
-                  geomean(vmax), wmax, geomean(vmin), wmin, geomean(vs), wsingle, worst_single_g.c_str());
+      // A column whose implementation was not timed in this run (--semirings=0,
+      // --single=0, --variants=0) says so instead of printing nan.
+      char cmax[48] = "not timed", cmin[48] = "not timed", csingle[160] = "not timed", cvar[24] = "not timed";
+      if (!vmax.empty()) std::snprintf(cmax, sizeof cmax, "%.3f, %.3f", geomean(vmax), wmax);
+      if (!vmin.empty()) std::snprintf(cmin, sizeof cmin, "%.3f, %.3f", geomean(vmin), wmin);
+      if (!vs.empty())
+        std::snprintf(csingle, sizeof csingle, "%.2fx, %.2fx (%s)", geomean(vs), wsingle, worst_single_g.c_str());
+      if (!va.empty()) std::snprintf(cvar, sizeof cvar, "%.3f", geomean(va));
+      std::printf("| %lld | %zu | %.2fx | %.2fx | %.2fx (%s) | %s | %s | %s | %s |\n", static_cast<long long>(n),
+                  vb.size(), geomean(vd), geomean(vb), worst, worst_g.c_str(), cvar, cmax, cmin, csingle);
     }
   }
   std::printf("\n## memory floor (copy bandwidth %.0f GB/s): time / floor, 1.00 = at the floor; generated graphs and shared graphs >= 1M entries\n", copy_gbs);
