@@ -36,7 +36,7 @@ template <class S, class T>
 // The generic kernel for S on T on this CPU (and GEBLAS_CPU_ISA, plus_isa()); `code`
 // names it.
 template <class S, class T>
-spmm_detail::RowsFn<T> generic_rows(CpuIsa isa, const char*& code) {
+spmm_detail::RowsFn<T> generic_rows([[maybe_unused]] CpuIsa isa, const char*& code) {
 #ifdef GEBLAS_SPMM_AVX512_COPY
   if constexpr (spmm_detail::vector_fold<S, T, SpmmPolicy>()) {
     if (isa == CpuIsa::avx512) {
