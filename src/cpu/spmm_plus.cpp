@@ -86,8 +86,14 @@ struct Vec<double> {
 #include "cpu/spmm_plus_kernel.inc"
 }  // namespace sse2
 
+// GCC takes the instruction set from a pragma region; clang ignores that pragma and
+// takes an attribute applied to every function declared in the region.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 namespace avx2 {
 // Partial loads and stores through a lane mask (vmaskmov: masked-off lanes do not fault).
 template <class T>
@@ -124,10 +130,18 @@ struct Vec<double> {
 };
 #include "cpu/spmm_plus_kernel.inc"
 }  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f")
+#endif
 namespace avx512 {
 template <class T>
 struct Vec;
@@ -163,7 +177,11 @@ struct Vec<double> {
 };
 #include "cpu/spmm_plus_kernel.inc"
 }  // namespace avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 const char* to_string(CpuIsa isa) {
   switch (isa) {
