@@ -16,11 +16,14 @@
 // are staged and partial rows kept in float (the compute type), B is read 8 values per
 // 16-byte load, and C is rounded once.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/ops/common.cuh"
+#include "cuda/spmm/piece_fold.cuh"
+#include "cuda/spmm/policy/dispatch_policy.hpp"
 #include "cuda/spmm/warp_row.cuh"
 
 namespace geblas::detail::cuda::spmm {
@@ -36,7 +39,12 @@ struct NnzSplitPolicy {
   // by registers, not shared memory; 32 rows are one coalesced load of row offsets.
   static constexpr int max_unit_entries = 256;
   static constexpr int max_unit_rows = 32;
-  static constexpr int fold_threads = 128;
+  // nnz_split_long_waves: warps of this kernel resident per SM (64 registers x 256 threads:
+  // 4 blocks of 8 warps on sm_90; ncu, 2026-11-25), and the most waves of units for which
+  // the unit size is refitted (beyond, the last wave's idle part is a small share).
+  static constexpr int resident_warps_per_sm = 32;
+  static constexpr double max_fitted_waves = 4;
+  static constexpr double min_idle_share = 0.1;
 };
 
 struct Unit {
@@ -180,15 +188,28 @@ struct Split {
   int steps;
   int max_lanes;
   bool fused_fold;
+  bool fit_waves = false;
 };
 
 // S = steps x slots x U entries per unit, so that a unit costs each slot about `steps`
-// rounds of U loads whatever N; capped by the staging space.
+// rounds of U loads whatever N; capped by the staging space. With fit_waves, S shrinks
+// (in whole rounds of the slots) so that the units fill the last wave of resident warps:
+// units of equal size finish together, and 1.37 waves of them (soc-Slashdot0902 at N =
+// 32: 722 blocks, 4 per SM) take as long as 2 full waves of units 0.69 times as large.
 int unit_entries(const SpmmProblem& p, Split sp) {
   const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
   const int slots = 32 / lanes_for(p.n, v, sp.max_lanes);
-  const int steps = sp.steps;
-  return std::min(steps * slots * NnzSplitPolicy::unroll, NnzSplitPolicy::max_unit_entries);
+  const int round = slots * NnzSplitPolicy::unroll;
+  const int S = std::min(sp.steps * round, NnzSplitPolicy::max_unit_entries);
+  if (!sp.fit_waves) return S;
+  using P = NnzSplitPolicy;
+  const double resident = static_cast<double>(gpu_traits(p.device).sm_count) * P::resident_warps_per_sm;
+  const double waves = static_cast<double>(plan_for(*p.matrix, S)->unit_count) / resident;
+  const double full = std::ceil(waves);
+  if (waves > P::max_fitted_waves || full - waves < P::min_idle_share * full) return S;
+  // units ~ entries / S: scale S by waves / full, in whole rounds, at least 2 rounds
+  const int fitted = static_cast<int>(S * waves / full) / round * round;
+  return std::max(fitted, 2 * round);
 }
 
 // A finished row (or the sum of a piece) of the unit: to C, or to the piece's workspace row.
@@ -409,22 +430,6 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
   }
 }
 
-template <class Ops, bool RowMajor>
-__global__ void __launch_bounds__(NnzSplitPolicy::fold_threads)
-    nnz_split_fold(Operands<typename Ops::Stored, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
-                   const typename Ops::T* __restrict__ partial) {
-  using T = typename Ops::T;
-  using Stored = typename Ops::Stored;
-  const CutRow r = cut[blockIdx.x];
-  for (Index j = threadIdx.x; j < op.n; j += blockDim.x) {
-    const T* p = partial + static_cast<Index>(r.first_piece) * op.n + j;
-    T acc = p[0];
-    for (int q = 1; q < r.pieces; ++q) acc = ops.add(acc, p[static_cast<Index>(q) * op.n]);
-    Stored* c = op.c_at(r.row, j);
-    *c = narrow<Stored>(op.accumulate ? ops.add(widen<T>(*c), acc) : acc);
-  }
-}
-
 template <class Ops, int V, bool RowMajor, bool RowWise>
 void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
@@ -447,11 +452,7 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
   nnz_split_kernel<Ops, V, RowMajor, RowWise><<<grid, NnzSplitPolicy::block_threads, 0, stream>>>(
       op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial, plan->cut_rows.as<CutRow>(), counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  if (plan->cut_count > 0 && !counters) {
-    nnz_split_fold<Ops, RowMajor><<<grid_limit(plan->cut_count), NnzSplitPolicy::fold_threads, 0, stream>>>(
-        op, ops, plan->cut_rows.as<CutRow>(), partial);
-    GEBLAS_CUDA_CHECK_LAUNCH();
-  }
+  if (!counters) launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
@@ -463,16 +464,16 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <int Steps, int MaxLanes, bool Fused>
+template <int Steps, int MaxLanes, bool Fused, bool RowWise = false, bool FitWaves = false>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes, Fused}));
+  const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes, Fused, FitWaves}));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
-template <int Steps, int MaxLanes, bool Fused, bool RowWise = false>
+template <int Steps, int MaxLanes, bool Fused, bool RowWise = false, bool FitWaves = false>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
-  constexpr Split sp{Steps, MaxLanes, Fused};
+  constexpr Split sp{Steps, MaxLanes, Fused, FitWaves};
   if (p.m == 0 || p.n == 0) return;
   with_ops<Takes16::fast_vector>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
@@ -498,7 +499,9 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 // tiles, one line of B per entry and slot, N / 32 tiles for float, so that more rows of
 // B fit in L1), and the same with 16 rounds (`nnz_split_line_long`). The last three fold
 // inside the kernel. A sixth, `nnz_split_rows_long`, is nnz_split_long over the row-by-row
-// walk (the kernel's RowWise option, a second set of kernels). All are timed by
+// walk (the kernel's RowWise option, a second set of kernels); a seventh,
+// `nnz_split_long_waves`, is nnz_split_long with its unit size fitted to the GPU's
+// resident warps (unit_entries). All are timed by
 // bench_spmm --variants=1 and forced by the tests; which ones the dispatcher picks, and
 // on which runs that rests, is in cuda/spmm/policy/dispatch_policy.cpp.
 const SpmmVariant& nnz_split_variant() {
@@ -529,6 +532,13 @@ const SpmmVariant& nnz_split_line_variant() {
 const SpmmVariant& nnz_split_rows_long_variant() {
   static const SpmmVariant v{"nnz_split_rows_long", "nnz_split_long with each slot's stretch walked row by row",
                              can_implement, workspace_bytes<16, 32, true>, run<16, 32, true, true>};
+  return v;
+}
+
+const SpmmVariant& nnz_split_long_waves_variant() {
+  static const SpmmVariant v{"nnz_split_long_waves", "nnz_split_long with units sized to fill the last wave of warps",
+                             can_implement, workspace_bytes<16, 32, true, false, true>,
+                             run<16, 32, true, false, true>};
   return v;
 }
 

@@ -1,8 +1,8 @@
 // row_pieces: row_split's warp-per-row kernel over a work list in which every row longer
 // than P entries is cut into pieces of P entries, so that a power-law graph's hub rows
 // are spread over many warps instead of serialising one. Pieces write partial rows to
-// the workspace; a second kernel folds each cut row's pieces in order with the
-// semiring's add (no atomics, so every semiring works) and writes C. The work list
+// the workspace; a second kernel folds each cut row's pieces with the semiring's add
+// (no atomics, so every semiring works; piece_fold.cuh) and writes C. The work list
 // depends only on A and P, so it is built once on A's device and kept in A's derived
 // cache. P scales with the number of entries a warp consumes per step (entry slots x
 // unroll), so the longest piece costs a fixed number of dependent steps for every N.
@@ -13,6 +13,7 @@
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/ops/common.cuh"
+#include "cuda/spmm/piece_fold.cuh"
 #include "cuda/spmm/warp_row.cuh"
 
 namespace geblas::detail::cuda::spmm {
@@ -29,9 +30,11 @@ struct RowPiecesPolicy {
   // (musae-crocodile) is 111 pieces, and the fold (one thread per column, the pieces
   // added in order) became a third of the time: on the H100 (ncu, 2026-11-25) 46 us of
   // 138 at N = 512 and 12.7 of 41.4 at N = 128, where the main kernel alone (91.7 us,
-  // 28.7 us) ran as fast as cuSPARSE's best (85.4 us, 28.4 us).
-  static constexpr int min_long_piece = 256;
-  static constexpr int fixup_threads = 128;
+  // 28.7 us) ran as fast as cuSPARSE's best (85.4 us, 28.4 us). 128 rather than more: at
+  // N >= 128 a 128-entry piece is 32 dependent rounds of 4 loads for its warp, which
+  // stays inside the kernel's time there (about 47 kcycles per SM on musae-crocodile at
+  // N = 128), while 256-entry pieces would make the hub's warps the tail.
+  static constexpr int min_long_piece = 128;
 };
 
 struct Unit {
@@ -140,22 +143,6 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   }
 }
 
-template <class Ops, bool RowMajor>
-__global__ void __launch_bounds__(RowPiecesPolicy::fixup_threads)
-    row_pieces_fold(Operands<typename Ops::Stored, RowMajor> op, Ops ops, const CutRow* __restrict__ cut,
-                    const typename Ops::T* __restrict__ partial) {
-  using T = typename Ops::T;
-  using Stored = typename Ops::Stored;
-  const CutRow r = cut[blockIdx.x];
-  for (Index j = threadIdx.x; j < op.n; j += blockDim.x) {
-    const T* p = partial + static_cast<Index>(r.first_piece) * op.n + j;
-    T acc = p[0];
-    for (int q = 1; q < r.pieces; ++q) acc = ops.add(acc, p[static_cast<Index>(q) * op.n]);
-    Stored* c = op.c_at(r.row, j);
-    *c = narrow<Stored>(op.accumulate ? ops.add(widen<T>(*c), acc) : acc);
-  }
-}
-
 template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
@@ -171,11 +158,7 @@ void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStr
   row_pieces_kernel<Ops, V, RowMajor><<<grid, RowPiecesPolicy::block_threads, 0, stream>>>(
       op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  if (plan->cut_count > 0) {
-    row_pieces_fold<Ops, RowMajor><<<grid_limit(plan->cut_count), RowPiecesPolicy::fixup_threads, 0, stream>>>(
-        op, ops, plan->cut_rows.as<CutRow>(), partial);
-    GEBLAS_CUDA_CHECK_LAUNCH();
-  }
+  launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
@@ -219,7 +202,7 @@ const SpmmVariant& row_pieces_variant() {
 }
 
 const SpmmVariant& row_pieces_long_variant() {
-  static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 256 entries (fewer pieces to fold)",
+  static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 128 entries (fewer pieces to fold)",
                              can_implement, workspace_bytes<true>, run<true>};
   return v;
 }
