@@ -22,6 +22,7 @@
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/ops/common.cuh"
+#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/piece_fold.cuh"
 #include "cuda/spmm/policy/dispatch_policy.hpp"
 #include "cuda/spmm/warp_row.cuh"
