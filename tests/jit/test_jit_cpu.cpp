@@ -100,7 +100,7 @@ DenseMatrix<T> dense_of(const Case& c, Layout layout) {
 }
 
 template <class T>
-bool same_bits(T x, T y) {
+bool same_value(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) return (std::isnan(x) && std::isnan(y)) || x == y;
   else return x == y;
 }
@@ -124,7 +124,7 @@ void check_builtins_equal(const Case& c, Layout layout) {
     const auto w = want.to_row_major(), g = got.to_row_major();
     for (std::size_t x = 0; x < w.size(); ++x) {
       INFO(to_string(s) << " over " << to_string(type_id<T>) << " m=" << c.m << " n=" << c.n << " entry " << x);
-      REQUIRE(same_bits(w[x], g[x]));
+      REQUIRE(same_value(w[x], g[x]));
     }
     ++checked;
   }

@@ -98,6 +98,8 @@ TEST_CASE("jit on the GPU: semirings equal to the built-ins give identical resul
   check_equal_to_builtins<double>(300, 800, 33, Layout::row_major);
   check_equal_to_builtins<std::int64_t>(300, 800, 17, Layout::row_major);
   check_equal_to_builtins<bool>(300, 800, 40, Layout::row_major);
+  check_equal_to_builtins<bool>(300, 800, 64, Layout::row_major);  // 16 bools per 16-byte load
+  check_equal_to_builtins<std::int64_t>(300, 800, 64, Layout::col_major);
 }
 
 TEST_CASE("jit on the GPU: int32 (min, +) and (plus, pair) match the CPU", "[jit][gpu]") {
