@@ -81,6 +81,15 @@ Value to_value_type(Value v, Ty from, TypeId t) {
   return r;
 }
 
+// Concatenation by appending: GCC 12 warns (-Wrestrict, a false positive) on
+// "literal" + std::string&& chains.
+template <class... S>
+std::string cat(const S&... parts) {
+  std::string r;
+  (r += ... += parts);
+  return r;
+}
+
 std::string hex_literal(Value v, Ty t) {
   char buf[64];
   if (t == Ty::f32) {
@@ -450,49 +459,49 @@ Value Expr::eval_node(int idx, const Value& a, const Value& b) const {
 std::string Expr::emit_as(int idx, Ty to) const {
   const Ty from = nodes_[static_cast<std::size_t>(idx)].ty;
   if (from == to) return emit(idx);
-  return std::string("((") + c_name(to) + ")" + emit(idx) + ")";
+  return cat("((", c_name(to), ")", emit(idx), ")");
 }
 
 std::string Expr::emit(int idx) const {
   const Node& n = nodes_[static_cast<std::size_t>(idx)];
   const char* ct = c_name(n.ty);
-  auto truth = [&](int k) { return "(" + emit(n.kids[k]) + " != 0)"; };
+  auto truth = [&](int k) { return cat("(", emit(n.kids[k]), " != 0)"); };
   switch (n.kind) {
     case Node::Kind::literal: return hex_literal(n.lit, n.ty);
-    case Node::Kind::var_a: return std::string("((") + ct + ")a)";
-    case Node::Kind::var_b: return std::string("((") + ct + ")b)";
+    case Node::Kind::var_a: return cat("((", ct, ")a)");
+    case Node::Kind::var_b: return cat("((", ct, ")b)");
     case Node::Kind::unary:
-      if (n.op == '!') return "((int)" + std::string("(") + emit(n.kids[0]) + " == 0))";
-      return std::string("geblas_jit::neg(") + emit_as(n.kids[0], n.ty) + ")";
+      if (n.op == '!') return cat("((int)(", emit(n.kids[0]), " == 0))");
+      return cat("geblas_jit::neg(", emit_as(n.kids[0], n.ty), ")");
     case Node::Kind::conditional:
-      return "(" + truth(0) + " ? " + emit_as(n.kids[1], n.ty) + " : " + emit_as(n.kids[2], n.ty) + ")";
+      return cat("(", truth(0), " ? ", emit_as(n.kids[1], n.ty), " : ", emit_as(n.kids[2], n.ty), ")");
     case Node::Kind::call: {
       const std::string fn = n.fn == "fabs" ? "abs" : n.fn == "fmin" ? "min" : n.fn == "fmax" ? "max" : n.fn;
-      if (n.kids[1] < 0) return "geblas_jit::" + fn + "(" + emit_as(n.kids[0], n.ty) + ")";
-      return "geblas_jit::" + fn + "(" + emit_as(n.kids[0], n.ty) + ", " + emit_as(n.kids[1], n.ty) + ")";
+      if (n.kids[1] < 0) return cat("geblas_jit::", fn, "(", emit_as(n.kids[0], n.ty), ")");
+      return cat("geblas_jit::", fn, "(", emit_as(n.kids[0], n.ty), ", ", emit_as(n.kids[1], n.ty), ")");
     }
     case Node::Kind::binary: break;
   }
-  if (n.op == '&') return "((int)(" + truth(0) + " && " + truth(1) + "))";
-  if (n.op == '|') return "((int)(" + truth(0) + " || " + truth(1) + "))";
+  if (n.op == '&') return cat("((int)(", truth(0), " && ", truth(1), "))");
+  if (n.op == '|') return cat("((int)(", truth(0), " || ", truth(1), "))");
   const char* cmp = n.op == '<' ? "<" : n.op == '>' ? ">" : n.op == 'l' ? "<=" : n.op == 'g' ? ">=" : n.op == 'e' ? "==" : n.op == 'n' ? "!=" : nullptr;
   if (cmp) {
     const Ty t = common(nodes_[static_cast<std::size_t>(n.kids[0])].ty, nodes_[static_cast<std::size_t>(n.kids[1])].ty);
-    return "((int)(" + emit_as(n.kids[0], t) + " " + cmp + " " + emit_as(n.kids[1], t) + "))";
+    return cat("((int)(", emit_as(n.kids[0], t), " ", cmp, " ", emit_as(n.kids[1], t), "))");
   }
   const char* fn = n.op == '+' ? "add" : n.op == '-' ? "sub" : n.op == '*' ? "mul" : n.op == '/' ? "div" : "mod";
-  return std::string("geblas_jit::") + fn + "(" + emit_as(n.kids[0], n.ty) + ", " + emit_as(n.kids[1], n.ty) + ")";
+  return cat("geblas_jit::", fn, "(", emit_as(n.kids[0], n.ty), ", ", emit_as(n.kids[1], n.ty), ")");
 }
 
 std::string Expr::cuda() const {
   const Ty from = nodes_[static_cast<std::size_t>(root_)].ty;
   const std::string x = emit(root_);
   switch (type_) {
-    case TypeId::boolean: return "(" + x + " != 0)";
-    case TypeId::int32: return is_float(from) ? "geblas_jit::to_i32(" + x + ")" : "((int)" + x + ")";
-    case TypeId::int64: return is_float(from) ? "geblas_jit::to_i64(" + x + ")" : "((long long)" + x + ")";
-    case TypeId::float32: return "((float)" + x + ")";
-    default: return "((double)" + x + ")";
+    case TypeId::boolean: return cat("(", x, " != 0)");
+    case TypeId::int32: return is_float(from) ? cat("geblas_jit::to_i32(", x, ")") : cat("((int)", x, ")");
+    case TypeId::int64: return is_float(from) ? cat("geblas_jit::to_i64(", x, ")") : cat("((long long)", x, ")");
+    case TypeId::float32: return cat("((float)", x, ")");
+    default: return cat("((double)", x, ")");
   }
 }
 
