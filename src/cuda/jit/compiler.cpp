@@ -38,16 +38,26 @@ void check_nvrtc(nvrtcResult r, const char* what) {
     throw CudaError(std::string("geblas::jit: ") + what + ": " + nvrtcGetErrorString(r), static_cast<int>(r));
 }
 
+// The nnz_split family: one kernel template, the shape is the launch's (nnz_split_plan.hpp).
+bool is_nnz_split(const std::string& variant) {
+  for (const char* v : {"nnz_split", "nnz_split_fused", "nnz_split_long", "nnz_split_line", "nnz_split_rows_long",
+                        "nnz_split_long_waves", "nnz_split_line_long"})
+    if (variant == v) return true;
+  return false;
+}
+
 const char* header_of(const std::string& variant) {
   if (variant == "row_split") return "cuda/spmm/row_split_kernel.cuh";
   if (variant == "row_group") return "cuda/spmm/row_group_kernel.cuh";
   if (variant == "row_pieces" || variant == "row_pieces_long") return "cuda/spmm/row_pieces_kernel.cuh";
+  if (is_nnz_split(variant)) return "cuda/spmm/nnz_split_kernel.cuh";
   throw InvalidValue("geblas::jit: variant '" + variant + "' is not compiled for run-time semirings");
 }
 
 // Headers beyond the variant's main one (row_pieces folds its cut rows with piece_fold).
 const char* extra_header_of(const std::string& variant) {
-  if (variant == "row_pieces" || variant == "row_pieces_long") return "cuda/spmm/piece_fold_kernel.cuh";
+  if (variant == "row_pieces" || variant == "row_pieces_long" || is_nnz_split(variant))
+    return "cuda/spmm/piece_fold_kernel.cuh";
   return nullptr;
 }
 
@@ -226,6 +236,11 @@ std::vector<std::string> kernel_names(const KernelSet& set) {
   if (set.variant == "row_pieces" || set.variant == "row_pieces_long")
     return {std::string("&") + kNs + "row_pieces_kernel" + args,
             std::string("&") + kNs + "fold_pieces<" + kOpsName + ", " + rm + ", " + kNs + "CutRow>"};
+  if (is_nnz_split(set.variant)) {
+    const std::string row_wise = set.variant == "nnz_split_rows_long" ? "true" : "false";
+    return {std::string("&") + kNs + "nnz::nnz_split_kernel<" + kOpsName + ", " + v + ", " + rm + ", " + row_wise + ">",
+            std::string("&") + kNs + "fold_pieces<" + kOpsName + ", " + rm + ", " + kNs + "nnz::CutRow>"};
+  }
   header_of(set.variant);  // throws the error naming the variant
   return {};
 }
@@ -282,7 +297,11 @@ void clear_memory_cache() {
   mc.modules.clear();
 }
 
-std::vector<std::string> variants() { return {"row_split", "row_group", "row_pieces", "row_pieces_long"}; }
+std::vector<std::string> variants() {
+  return {"row_split",      "row_group",           "row_pieces",           "row_pieces_long",
+          "nnz_split",      "nnz_split_fused",     "nnz_split_long",       "nnz_split_line",
+          "nnz_split_rows_long", "nnz_split_long_waves", "nnz_split_line_long"};
+}
 
 CompileInfo compile(const Semiring& s, const std::string& variant, int cc, int vector_width, bool row_major) {
   CompileInfo info;

@@ -15,6 +15,8 @@
 #include "cuda/context.cuh"
 #include "cuda/jit/compiler.hpp"
 #include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/nnz_split_kernel.cuh"
+#include "cuda/spmm/nnz_split_plan.hpp"
 #include "cuda/spmm/piece_fold_kernel.cuh"
 #include "cuda/spmm/policy/dispatch_policy.hpp"
 #include "cuda/spmm/row_group_kernel.cuh"
@@ -128,6 +130,28 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
     void* args[] = {&op, &ops, &log_w};
     launch(l.kernels[0], sh.grid_x, sh.grid_y,
            split ? sp::RowSplitPolicy::block_threads : sp::RowGroupPolicy::block_threads, args, stream);
+    return;
+  }
+  sp::NnzSplitShape shape{};
+  if (sp::nnz_split_shape(set.variant, shape)) {
+    const sp::NnzSplitLaunch nl = sp::nnz_split_prepare(p, shape, set.vector);
+    if (nl.unit_count == 0) return;
+    RawBuffer workspace;
+    if (nl.piece_count > 0)
+      workspace = RawBuffer(static_cast<std::size_t>(nl.piece_count) * static_cast<std::size_t>(p.n) * sizeof(T),
+                            Device::cuda(p.device));
+    T* partial = workspace.as<T>();
+    const void* units = nl.units;
+    const void* cut = nl.cut_rows;
+    Index unit_count = nl.unit_count;
+    unsigned* counters = nl.counters;
+    int log_w = nl.log_w;
+    void* args[] = {&op, &ops, &log_w, &units, &unit_count, &partial, &cut, &counters};
+    launch(l.kernels[0], nl.grid_x, nl.grid_y, sp::nnz::NnzSplitPolicy::block_threads, args, stream);
+    if (!counters && nl.cut_count > 0) {
+      void* fold_args[] = {&op, &ops, &cut, &partial};
+      launch(l.kernels[1], sp::grid_limit(nl.cut_count), 1, sp::PieceFoldPolicy::threads, fold_args, stream);
+    }
     return;
   }
   const auto plan = sp::row_pieces_plan(*p.matrix, sp::row_pieces_piece_length(p, set.variant == "row_pieces_long"));
