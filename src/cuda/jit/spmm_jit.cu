@@ -27,6 +27,10 @@
 namespace geblas::detail::jit {
 namespace {
 
+// Kernel arguments are laid out by the NVRTC side with rtc_shim.cuh's index types.
+static_assert(sizeof(Index) == sizeof(long long) && sizeof(ColIndex) == sizeof(int),
+              "rtc_shim.cuh's Index and ColIndex must have geblas/types.hpp's widths");
+
 namespace sp = cuda::spmm;
 
 // The driver functions geblas uses, from the runtime's entry-point query.

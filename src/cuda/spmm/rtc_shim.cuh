@@ -27,7 +27,7 @@ __device__ __forceinline__ void* memcpy(void* d, const void* s, size_t n) { retu
 }  // namespace std
 
 namespace geblas {
-using Index = std::int64_t;     // as geblas/types.hpp (checked there against this file's use)
+using Index = std::int64_t;  // the widths of geblas/types.hpp (src/cuda/jit/spmm_jit.cu checks them)
 using ColIndex = std::int32_t;
 }  // namespace geblas
 
