@@ -308,6 +308,17 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
   CHECK_NOTHROW(jit::compile(jit::semiring<bool>("lor", "land"), "row_group", 90, 16));
   CHECK_NOTHROW(jit::compile(jit::semiring<std::int64_t>("plus", "pair"), "row_split", 90, 2));
   CHECK_NOTHROW(jit::compile(jit::semiring<double>("min", "a / b + fabs(a)"), "row_split", 90, 2));
+  // Every construct of the grammar, in each value type (the emitter's output must compile).
+  const std::string every = "a / b + a % 3 * (b - 1) - abs(b) + (a > b ? 1.5f : 2) * fabs(b) + min(a, 2) - "
+                            "max(b, -1) + fmin(a, b) + fmax(a, 0.5) + !a + (a <= b || a != 3 && b >= 0) - -a";
+  const std::string every_float = "a / b + (b - 1) - abs(b) + (a > b ? 1.5f : 2) * fabs(b) + min(a, 2) - "
+                                  "max(b, -1) + fmin(a, b) + fmax(a, 0.5) + !a + (a <= b || a != 3 && b >= 0) - -a + "
+                                  "INFINITY * 0 + NAN";
+  CHECK_NOTHROW(jit::compile(jit::semiring<int>(jit::monoid{"max(a, b)", "-2147483647 - 1"}, every), "nnz_split", 90, 4));
+  CHECK_NOTHROW(jit::compile(jit::semiring<std::int64_t>("plus", every + " + 3000000000"), "row_group", 90, 2));
+  CHECK_NOTHROW(jit::compile(jit::semiring<bool>("lor", every), "row_pieces", 90, 16));
+  CHECK_NOTHROW(jit::compile(jit::semiring<float>("max", every_float), "nnz_split_rows_long", 90, 4));
+  CHECK_NOTHROW(jit::compile(jit::semiring<double>(jit::monoid{"a + b", "0.0"}, every_float), "row_split", 90, 1, false));
   CHECK_THAT(error_of([&] { jit::compile(s, "merge_path", 90, 4); }), Catch::Contains("not compiled for run-time"));
 }
 

@@ -110,12 +110,15 @@ TEST_CASE("jit on the GPU: int32 (min, +) and (plus, pair) match the CPU", "[jit
   const jit::semiring<int> min_plus(jit::monoid{"a < b ? a : b", "2147483647"}, "a + b");
   const jit::semiring<int> plus_pair("plus", "1");
   const jit::semiring<float> odd(jit::monoid{"fmax(a, b) + 0.5f * fmin(a, b)", "0"}, "a * b - 1");
+  // Division and remainder by zero, wrapping, conversions: defined the same way on both.
+  const jit::semiring<int> defined(jit::monoid{"max(a, b)", "-2147483647 - 1"},
+                                   "a / b + a % (b + 1) * 3 - abs(b) + (a > b ? 1.5 : 2) * fabs(b) + a * 1e9");
   for (const Index n : {1, 5, 63, 64, 65, 256}) {
     const auto Ah = random_sparse<int>(500, 400, 3 + static_cast<std::uint64_t>(n));
     const auto Bh = random_dense<int>(400, n, 5, Layout::row_major);
     const auto A = Ah.to(gpu);
     const auto B = Bh.to(gpu);
-    for (const auto* s : {&min_plus, &plus_pair}) {
+    for (const auto* s : {&min_plus, &plus_pair, &defined}) {
       std::vector<std::string> variants = jit::variants();
       variants.insert(variants.begin(), "");
       DenseMatrix<int> want(500, n);
