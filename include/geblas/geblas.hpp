@@ -7,6 +7,7 @@
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
 #include "geblas/io.hpp"
+#include "geblas/jit.hpp"
 #include "geblas/mask.hpp"
 #include "geblas/monoid.hpp"
 #include "geblas/operations/apply.hpp"

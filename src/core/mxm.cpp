@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/jit_mxm_plan.hpp"
 #include "core/mxm_16bit.hpp"
 #include "core/trace.hpp"
 #include "core/validate.hpp"
@@ -179,6 +180,11 @@ UserMxmPlan plan_user_mxm(const DenseStorage& C, const DenseStorage& A, const Sp
 UserMxmPlan plan_user_mxm(const DenseStorage& C, const DenseStorage& A, const DenseStorage& B, TypeId t,
                           const Options& o) {
   return prepare(Form::dense_dense, C, A, B, t, o);
+}
+
+UserMxmPlan plan_jit_mxm(const DenseStorage& C, const SparseStorage& A, const DenseStorage& B, TypeId t,
+                         const Options& o, bool allocate_product) {
+  return prepare(Form::sparse_dense, C, A, B, t, o, allocate_product);
 }
 
 void finish_user_mxm(DenseStorage& C, UserMxmPlan& plan, const Options& o, const void* identity) {

@@ -4,49 +4,17 @@
 // most entry slots empty. A long row is serialised on one group (no cutting). Takes half
 // and bfloat16 (8 values per 16-byte load, float accumulators).
 #include "cuda/check.cuh"
-#include "cuda/spmm/group_row.cuh"
+#include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/row_group_kernel.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-struct RowGroupPolicy {
-  // Launch granularity only: the groups are independent.
-  static constexpr int block_threads = 256;
-  // Loads of B issued per lane before any is consumed.
-  static constexpr int unroll = 4;
-};
-
-template <class Ops, int V, bool RowMajor>
-__global__ void __launch_bounds__(RowGroupPolicy::block_threads)
-    row_group_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
-  using T = typename Ops::T;
-  const Index row = (static_cast<Index>(blockIdx.x) * RowGroupPolicy::block_threads + threadIdx.x) >> log_w;
-  if (row >= op.m) return;  // the whole group leaves together
-  const unsigned gmask = group_mask(log_w);
-  const int g_lane = threadIdx.x & ((1 << log_w) - 1);
-  const Index beg = op.ro[row], end = op.ro[row + 1];
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(g_lane) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
-    group_row<RowGroupPolicy::unroll>(op, ops, beg, end, j, active, log_w, gmask, acc);
-    if (active) write_row(op, ops, row, j, beg == end, acc);
-  }
-}
-
 template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
-  const int log_w = log2_of(group_lanes(p.n, V));
-  const Index rows_per_block = RowGroupPolicy::block_threads >> log_w;
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  const Index tiles = (p.n + tile_width - 1) / tile_width;
-  const dim3 grid(grid_limit((p.m + rows_per_block - 1) / rows_per_block),
-                  static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
-  row_group_kernel<Ops, V, RowMajor>
-      <<<grid, RowGroupPolicy::block_threads, 0, stream>>>(operands<typename Ops::Stored, RowMajor>(p), ops, log_w);
+  const LaunchShape s = row_group_shape(p.m, p.n, V);
+  row_group_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowGroupPolicy::block_threads, 0, stream>>>(
+      operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 

@@ -13,46 +13,13 @@
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/ops/common.cuh"
+#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/piece_fold.cuh"
-#include "cuda/spmm/warp_row.cuh"
+#include "cuda/spmm/row_pieces_kernel.cuh"
+#include "cuda/spmm/row_pieces_plan.hpp"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
-
-struct RowPiecesPolicy {
-  static constexpr int block_threads = 256;  // 8 warps (work items) per block
-  static constexpr int unroll = 4;           // as row_split
-  // Steps (slots x unroll entries each) the longest piece may take; P = steps x slots x
-  // unroll. Fewer steps: better balance, more pieces to fold.
-  static constexpr int steps_per_piece = 8;
-  // row_pieces_long: pieces of at least this many entries. At N >= 128 a slot is the whole
-  // warp and steps_per_piece gives 32-entry pieces, so a hub row of 3546 entries
-  // (musae-crocodile) is 111 pieces, and the fold (one thread per column, the pieces
-  // added in order) became a third of the time: on the H100 (ncu, 2026-11-25) 46 us of
-  // 138 at N = 512 and 12.7 of 41.4 at N = 128, where the main kernel alone (91.7 us,
-  // 28.7 us) ran as fast as cuSPARSE's best (85.4 us, 28.4 us). 128 rather than more: at
-  // N >= 128 a 128-entry piece is 32 dependent rounds of 4 loads for its warp, which
-  // stays inside the kernel's time there (about 47 kcycles per SM on musae-crocodile at
-  // N = 128), while 256-entry pieces would make the hub's warps the tail.
-  static constexpr int min_long_piece = 128;
-};
-
-struct Unit {
-  Index beg, end;
-  int row;
-  int piece;  // -1: the whole row; else the piece's slot in the workspace
-};
-struct CutRow {
-  int row;
-  int first_piece;
-  int pieces;
-};
-
-// The work list for piece length P, on A's device.
-struct PiecesPlan {
-  RawBuffer units, cut_rows;
-  Index unit_count = 0, cut_count = 0, piece_count = 0;
-};
 
 // One pass per row: its number of units (1, or its pieces when it is cut), whether it
 // is cut, and its pieces; then, after the three prefix sums, each row writes its units.
@@ -84,7 +51,9 @@ __global__ void pieces_fill(Index m, const Index* ro, Index P, const Index* unit
 
 // The work list for piece length P, built on A's device (three prefix sums; only their
 // totals come back) and kept in A's derived cache.
-std::shared_ptr<const PiecesPlan> plan_for(const SparseStorage& A, Index P) {
+}  // namespace
+
+std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index P) {
   return derived<PiecesPlan>(A, "spmm_pieces:" + std::to_string(P), [&] {
     ops::Ctx c(A.device);
     const Index m = A.nrows;
@@ -112,51 +81,24 @@ std::shared_ptr<const PiecesPlan> plan_for(const SparseStorage& A, Index P) {
   });
 }
 
-template <bool Long>
-Index piece_length(const SpmmProblem& p) {
+Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces) {
   const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
   const int slots = 32 / slot_lanes(p.n, v);
   const Index steps = static_cast<Index>(RowPiecesPolicy::steps_per_piece) * slots * RowPiecesPolicy::unroll;
-  return Long && steps < RowPiecesPolicy::min_long_piece ? Index{RowPiecesPolicy::min_long_piece} : steps;
+  return long_pieces && steps < RowPiecesPolicy::min_long_piece ? Index{RowPiecesPolicy::min_long_piece} : steps;
 }
 
-template <class Ops, int V, bool RowMajor>
-__global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
-    row_pieces_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
-                      Index unit_count, typename Ops::T* __restrict__ partial) {
-  using T = typename Ops::T;
-  const Index w = static_cast<Index>(blockIdx.x) * (RowPiecesPolicy::block_threads / 32) + (threadIdx.x >> 5);
-  if (w >= unit_count) return;
-  const int lane = threadIdx.x & 31;
-  const Unit u = units[w];
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
-    warp_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, acc);
-    if (!active || (lane >> log_w) != 0) continue;
-    if (u.piece < 0) write_row(op, ops, u.row, j, u.beg == u.end, acc);
-    else store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
-  }
-}
+namespace {
 
 template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
-  const auto plan = plan_for(*p.matrix, piece);
-  const int log_w = log2_of(slot_lanes(p.n, V));
-  const Index per_block = RowPiecesPolicy::block_threads / 32;
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  const Index tiles = (p.n + tile_width - 1) / tile_width;
-  const dim3 grid(grid_limit((plan->unit_count + per_block - 1) / per_block),
-                  static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
+  const auto plan = row_pieces_plan(*p.matrix, piece);
+  const LaunchShape s = row_pieces_shape(plan->unit_count, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);  // compute type
-  row_pieces_kernel<Ops, V, RowMajor><<<grid, RowPiecesPolicy::block_threads, 0, stream>>>(
-      op, ops, log_w, plan->units.as<Unit>(), plan->unit_count, partial);
+  row_pieces_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, 0, stream>>>(
+      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, partial);
   GEBLAS_CUDA_CHECK_LAUNCH();
   launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
 }
@@ -173,7 +115,7 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
 template <bool Long>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = plan_for(*p.matrix, piece_length<Long>(p));
+  const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
@@ -181,7 +123,7 @@ std::size_t workspace_bytes(const SpmmProblem& p) {
 template <bool Long>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  const Index piece = piece_length<Long>(p);
+  const Index piece = row_pieces_piece_length(p, Long);
   with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {

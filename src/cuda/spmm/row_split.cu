@@ -7,48 +7,17 @@
 // and merge_path are for those. Takes half and bfloat16 (8 values per 16-byte load of B,
 // float accumulators).
 #include "cuda/check.cuh"
-#include "cuda/spmm/warp_row.cuh"
+#include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/row_split_kernel.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-struct RowSplitPolicy {
-  // 8 warps (rows) per block; launch-granularity only, the warps are independent.
-  static constexpr int block_threads = 256;
-  // Loads of B issued per entry slot before any is consumed.
-  static constexpr int unroll = 4;
-};
-
-template <class Ops, int V, bool RowMajor>
-__global__ void __launch_bounds__(RowSplitPolicy::block_threads)
-    row_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
-  using T = typename Ops::T;
-  const Index row = static_cast<Index>(blockIdx.x) * (RowSplitPolicy::block_threads / 32) + (threadIdx.x >> 5);
-  if (row >= op.m) return;  // the whole warp leaves together
-  const int lane = threadIdx.x & 31;
-  const Index beg = op.ro[row], end = op.ro[row + 1];
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
-    warp_row<RowSplitPolicy::unroll>(op, ops, beg, end, j, active, log_w, acc);
-    if (active && (lane >> log_w) == 0) write_row(op, ops, row, j, beg == end, acc);
-  }
-}
-
 template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
-  const int log_w = log2_of(slot_lanes(p.n, V));
-  const Index rows_per_block = RowSplitPolicy::block_threads / 32;
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  const Index tiles = (p.n + tile_width - 1) / tile_width;
-  const dim3 grid(grid_limit((p.m + rows_per_block - 1) / rows_per_block),
-                  static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
-  row_split_kernel<Ops, V, RowMajor>
-      <<<grid, RowSplitPolicy::block_threads, 0, stream>>>(operands<typename Ops::Stored, RowMajor>(p), ops, log_w);
+  const LaunchShape s = row_split_shape(p.m, p.n, V);
+  row_split_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowSplitPolicy::block_threads, 0, stream>>>(
+      operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 

@@ -20,6 +20,7 @@
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
 #include "cuda/spmm/tc_window.cuh"
+#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/warp_row.cuh"
 #include "cuda/spmm/window_plan.cuh"
 

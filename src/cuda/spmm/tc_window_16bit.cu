@@ -25,6 +25,7 @@
 
 #include "cuda/check.cuh"
 #include "cuda/spmm/tc_window.cuh"
+#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/warp_row.cuh"
 #include "cuda/spmm/window_plan.cuh"
 

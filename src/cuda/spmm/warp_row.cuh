@@ -11,7 +11,7 @@
 // before they are used, so the loads in flight hold packed 16-bit values.
 #pragma once
 
-#include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/device_ops.cuh"
 
 namespace geblas::detail::cuda::spmm {
 
@@ -26,6 +26,13 @@ inline int log2_of(int x) {
   while ((1 << l) < x) ++l;
   return l;
 }
+
+// A kernel's grid and its lanes per slot (or group) as log2, computed by the host code
+// of the built-in variants and of run-time semirings alike.
+struct LaunchShape {
+  unsigned grid_x, grid_y;
+  int log_w;
+};
 
 template <class T>
 __device__ __forceinline__ T shfl_xor(T x, int mask) {

@@ -1,0 +1,263 @@
+// Sparse x dense with a run-time semiring on a CUDA device: the variant chosen by the
+// built-in dispatch rules (restricted to the variants compiled for run-time semirings,
+// jit::variants()), its kernels from compiler.hpp, loaded and launched through the
+// driver API on the device's geblas stream. The driver functions are looked up through
+// the runtime (cudaGetDriverEntryPointByVersion), so libgeblas.so does not link
+// libcuda and still loads on machines without a GPU driver.
+#include <cuda.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "core/derived_cache.hpp"
+#include "cuda/check.cuh"
+#include "cuda/context.cuh"
+#include "cuda/jit/compiler.hpp"
+#include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/nnz_split_kernel.cuh"
+#include "cuda/spmm/nnz_split_plan.hpp"
+#include "cuda/spmm/piece_fold_kernel.cuh"
+#include "cuda/spmm/policy/dispatch_policy.hpp"
+#include "cuda/spmm/row_group_kernel.cuh"
+#include "cuda/spmm/row_pieces_kernel.cuh"
+#include "cuda/spmm/row_pieces_plan.hpp"
+#include "cuda/spmm/row_split_kernel.cuh"
+
+namespace geblas::detail::jit {
+namespace {
+
+// Kernel arguments are laid out by the NVRTC side with rtc_shim.cuh's index types.
+static_assert(sizeof(Index) == sizeof(long long) && sizeof(ColIndex) == sizeof(int),
+              "rtc_shim.cuh's Index and ColIndex must have geblas/types.hpp's widths");
+
+namespace sp = cuda::spmm;
+
+// The driver functions geblas uses, from the runtime's entry-point query.
+struct Driver {
+  CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;
+  CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                            void**, void**) = nullptr;
+  CUresult (*get_error_string)(CUresult, const char**) = nullptr;
+};
+
+template <class F>
+void entry(const char* name, F& fn) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  GEBLAS_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status));
+  if (status != cudaDriverEntryPointSuccess || !p)
+    throw CudaError(std::string("geblas::jit: the CUDA driver has no ") + name, 0);
+  fn = reinterpret_cast<F>(p);
+}
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver x;
+    entry("cuModuleLoadData", x.module_load_data);
+    entry("cuModuleGetFunction", x.module_get_function);
+    entry("cuLaunchKernel", x.launch_kernel);
+    entry("cuGetErrorString", x.get_error_string);
+    return x;
+  }();
+  return d;
+}
+
+void check_driver(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const char* msg = nullptr;
+  driver().get_error_string(r, &msg);
+  throw CudaError(std::string("geblas::jit: ") + what + ": " + (msg ? msg : "unknown CUDA driver error"),
+                  static_cast<int>(r));
+}
+
+// The loaded kernels of one (semiring, kernel set, device). Modules stay loaded for the
+// life of the process (their functions may be in use on a stream).
+struct Loaded {
+  std::string semiring_key;  // guards against a 64-bit hash collision
+  std::vector<CUfunction> kernels;
+};
+using FunctionKey = std::tuple<std::uint64_t, std::string, int, bool, int>;
+
+struct FunctionCache {
+  std::mutex mutex;
+  std::map<FunctionKey, std::shared_ptr<const Loaded>> entries;
+};
+FunctionCache& function_cache() {
+  static FunctionCache c;
+  return c;
+}
+
+std::shared_ptr<const Loaded> loaded_kernels(const SemiringImpl& s, const KernelSet& set, int device, int cc) {
+  FunctionCache& fc = function_cache();
+  const FunctionKey key{s.hash, set.variant, set.vector, set.row_major, device};
+  {
+    std::lock_guard<std::mutex> lock(fc.mutex);
+    auto it = fc.entries.find(key);
+    if (it != fc.entries.end() && it->second->semiring_key == s.key) return it->second;
+  }
+  const auto module = compiled_module(s, set, cc, nullptr);
+  auto l = std::make_shared<Loaded>();
+  l->semiring_key = s.key;
+  CUmodule mod = nullptr;
+  check_driver(driver().module_load_data(&mod, module->image.data()), "cuModuleLoadData");
+  for (const std::string& name : module->lowered) {
+    CUfunction f = nullptr;
+    check_driver(driver().module_get_function(&f, mod, name.c_str()), "cuModuleGetFunction");
+    l->kernels.push_back(f);
+  }
+  std::lock_guard<std::mutex> lock(fc.mutex);
+  fc.entries.insert_or_assign(key, l);
+  return l;
+}
+
+void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** args, cudaStream_t stream) {
+  check_driver(driver().launch_kernel(f, gx, gy, 1, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), args, nullptr),
+               "cuLaunchKernel");
+}
+
+bool covered(const char* variant) {
+  for (const std::string& v : ::geblas::jit::variants())
+    if (v == variant) return true;
+  return false;
+}
+
+template <class T, bool RowMajor>
+void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cudaStream_t stream) {
+  auto op = sp::operands<T, RowMajor>(p);
+  char ops = 0;  // the operator struct is empty: its type is the whole semiring
+  if (set.variant == "row_split" || set.variant == "row_group") {
+    const bool split = set.variant == "row_split";
+    const sp::LaunchShape sh = split ? sp::row_split_shape(p.m, p.n, set.vector) : sp::row_group_shape(p.m, p.n, set.vector);
+    int log_w = sh.log_w;
+    void* args[] = {&op, &ops, &log_w};
+    launch(l.kernels[0], sh.grid_x, sh.grid_y,
+           split ? sp::RowSplitPolicy::block_threads : sp::RowGroupPolicy::block_threads, args, stream);
+    return;
+  }
+  sp::NnzSplitShape shape{};
+  if (sp::nnz_split_shape(set.variant, shape)) {
+    const sp::NnzSplitLaunch nl = sp::nnz_split_prepare(p, shape, set.vector);
+    if (nl.unit_count == 0) return;
+    RawBuffer workspace;
+    if (nl.piece_count > 0)
+      workspace = RawBuffer(static_cast<std::size_t>(nl.piece_count) * static_cast<std::size_t>(p.n) * sizeof(T),
+                            Device::cuda(p.device));
+    T* partial = workspace.as<T>();
+    const void* units = nl.units;
+    const void* cut = nl.cut_rows;
+    Index unit_count = nl.unit_count;
+    unsigned* counters = nl.counters;
+    int log_w = nl.log_w;
+    void* args[] = {&op, &ops, &log_w, &units, &unit_count, &partial, &cut, &counters};
+    launch(l.kernels[0], nl.grid_x, nl.grid_y, sp::nnz::NnzSplitPolicy::block_threads, args, stream);
+    if (!counters && nl.cut_count > 0) {
+      void* fold_args[] = {&op, &ops, &cut, &partial};
+      launch(l.kernels[1], sp::grid_limit(nl.cut_count), 1, sp::PieceFoldPolicy::threads, fold_args, stream);
+    }
+    return;
+  }
+  const auto plan = sp::row_pieces_plan(*p.matrix, sp::row_pieces_piece_length(p, set.variant == "row_pieces_long"));
+  RawBuffer workspace;
+  if (plan->piece_count > 0)
+    workspace = RawBuffer(static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * sizeof(T),
+                          Device::cuda(p.device));
+  T* partial = workspace.as<T>();
+  const sp::Unit* units = plan->units.as<sp::Unit>();
+  Index unit_count = plan->unit_count;
+  const sp::LaunchShape sh = sp::row_pieces_shape(unit_count, p.n, set.vector);
+  int log_w = sh.log_w;
+  void* args[] = {&op, &ops, &log_w, &units, &unit_count, &partial};
+  launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::RowPiecesPolicy::block_threads, args, stream);
+  if (plan->cut_count > 0) {
+    const sp::CutRow* cut = plan->cut_rows.as<sp::CutRow>();
+    void* fold_args[] = {&op, &ops, &cut, &partial};
+    launch(l.kernels[1], sp::grid_limit(plan->cut_count), 1, sp::PieceFoldPolicy::threads, fold_args, stream);
+  }
+}
+
+}  // namespace
+
+void clear_loaded_functions() {
+  FunctionCache& fc = function_cache();
+  std::lock_guard<std::mutex> lock(fc.mutex);
+  fc.entries.clear();
+}
+
+void cuda_jit_spmm(const JitSpmmArgs& args) {
+  const SparseStorage& A = *args.A;
+  const DenseStorage& B = *args.B;
+  DenseStorage& C = *args.C;
+  const SemiringImpl& s = *args.semiring;
+  sp::SpmmProblem p;
+  p.m = A.nrows;
+  p.k = A.ncols;
+  p.n = C.ncols;
+  p.nnz = A.nvals;
+  p.row_offsets = A.row_offsets.as<Index>();
+  p.col_indices = A.col_indices.as<ColIndex>();
+  p.values = A.values.data();
+  p.B = B.data.data();
+  p.b_row_stride = B.layout == Layout::row_major ? B.ld : 1;
+  p.b_col_stride = B.layout == Layout::row_major ? 1 : B.ld;
+  p.C = C.data.data();
+  p.c_row_stride = C.layout == Layout::row_major ? C.ld : 1;
+  p.c_col_stride = C.layout == Layout::row_major ? 1 : C.ld;
+  p.type = C.type;
+  p.device = C.device.ordinal();
+  std::shared_ptr<const RowStats> stats;
+  if (p.m > 0 && p.nnz > 0) stats = cached_row_stats(A);
+  p.stats = stats.get();
+  p.matrix = &A;
+
+  const sp::SpmmVariant* v = nullptr;
+  std::string reason;
+  if (!args.variant.empty()) {
+    if (!covered(std::string(args.variant).c_str())) {
+      std::string names;
+      for (const std::string& x : ::geblas::jit::variants()) names += (names.empty() ? "" : ", ") + x;
+      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + std::string(args.variant) +
+                         "' is not compiled for run-time semirings (they have: " + names + ")");
+    }
+    v = sp::find_variant(args.variant);
+    reason = "forced by Options::variant";
+  } else if (p.m == 0 || p.n == 0 || p.nnz == 0) {
+    v = &sp::row_split_variant();
+    reason = "nothing to multiply";
+  } else {
+    const char* why = "";
+    v = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
+    reason = why;
+    if (!covered(v->name)) {
+      // The nnz_split family and merge_path are not compiled for run-time semirings yet:
+      // the small-graph rules choose among the variants that are, and the trace says so.
+      reason = std::string("the rules pick ") + v->name + " (" + why +
+               "), not compiled for run-time semirings; small-graph rules: ";
+      v = &sp::small_graph_rules(p, *p.stats, why);
+      reason += why;
+    }
+  }
+  std::string cannot;
+  if (!v->can_implement(p, &cannot))
+    throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
+                       "' cannot run this problem: " + cannot);
+  const bool row_major = p.b_row_major() && p.c_row_major();
+  const int full = static_cast<int>(16 / size_of(p.type));
+  KernelSet set{v->name, row_major && full > 1 && sp::vector_aligned(p, full) ? full : 1, row_major};
+  if (args.record) {
+    args.record->variant = v->name;
+    args.record->reason = s.name + " (run-time, V=" + std::to_string(set.vector) + "): " + reason;
+  }
+  if (p.m == 0 || p.n == 0) return;
+  cuda::DeviceGuard guard(p.device);
+  const sp::GpuTraits& g = sp::gpu_traits(p.device);
+  const std::shared_ptr<const Loaded> l = loaded_kernels(s, set, p.device, g.cc_major * 10 + g.cc_minor);
+  const cudaStream_t stream = cuda::stream(p.device);
+  visit_type(p.type, [&]<class T>() {
+    if (row_major) run_set<T, true>(p, set, *l, stream);
+    else run_set<T, false>(p, set, *l, stream);
+  });
+}
+
+}  // namespace geblas::detail::jit

@@ -1,0 +1,140 @@
+// The device-side pieces every SpMM kernel shares: typed operands, stored <-> compute
+// conversions, vector loads and stores, warp shuffles. Kept apart from ops.cuh (which
+// adds the host-side choice of operators) so that NVRTC can compile the kernels from the
+// same files for run-time semirings (rtc_shim.cuh, src/cuda/jit/).
+#pragma once
+
+#include "cuda/spmm/rtc_shim.cuh"
+
+namespace geblas::detail::cuda::spmm {
+
+// Typed pointers and strides of a problem. With RowMajor the column strides are 1 at
+// compile time, so consecutive columns are consecutive addresses (vector loads).
+template <class T, bool RowMajor>
+struct Operands {
+  Index m, n;
+  const Index* __restrict__ ro;
+  const ColIndex* __restrict__ ci;
+  const T* __restrict__ av;
+  const T* __restrict__ B;
+  T* __restrict__ C;
+  Index bs, bc, cs, cc;  // row and column strides of B and C
+  bool accumulate;
+
+  __device__ __forceinline__ const T* b_at(Index k, Index j) const { return B + k * bs + (RowMajor ? j : j * bc); }
+  __device__ __forceinline__ T* c_at(Index i, Index j) const { return C + i * cs + (RowMajor ? j : j * cc); }
+};
+
+// Stored <-> compute conversions. The identity for the five computed types (the same
+// code as without them); half and bfloat16 widen exactly and narrow rounding to nearest
+// even (NaN stays NaN, overflow becomes infinity, as geblas::half's host conversion).
+template <class T, class Stored>
+__device__ __forceinline__ T widen(Stored x) {
+  if constexpr (std::is_same_v<T, Stored>) return x;
+  else if constexpr (std::is_same_v<Stored, __half>) return __half2float(x);
+  else return __bfloat162float(x);
+}
+
+template <class Stored, class T>
+__device__ __forceinline__ Stored narrow(T x) {
+  if constexpr (std::is_same_v<T, Stored>) return x;
+  else if constexpr (std::is_same_v<Stored, __half>) return __float2half_rn(x);
+  else return __float2bfloat16_rn(x);
+}
+
+// V stored values to V compute values; 16-bit pairs convert as one 32-bit register.
+template <class T, class Stored, int V>
+__device__ __forceinline__ void widen_vec(const Stored (&in)[V], T (&out)[V]) {
+  if constexpr (std::is_same_v<T, Stored> || V % 2 != 0) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = widen<T>(in[v]);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; v += 2) {
+      float2 f;
+      if constexpr (std::is_same_v<Stored, __half>) {
+        __half2 h;
+        std::memcpy(&h, &in[v], 4);
+        f = __half22float2(h);
+      } else {
+        __nv_bfloat162 h;
+        std::memcpy(&h, &in[v], 4);
+        f = __bfloat1622float2(h);
+      }
+      out[v] = f.x;
+      out[v + 1] = f.y;
+    }
+  }
+}
+
+// V compute values to V stored values, rounded once; 16-bit pairs with one paired convert.
+template <class Stored, class T, int V>
+__device__ __forceinline__ void narrow_vec(const T (&in)[V], Stored (&out)[V]) {
+  if constexpr (std::is_same_v<T, Stored> || V % 2 != 0) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = narrow<Stored>(in[v]);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; v += 2) {
+      if constexpr (std::is_same_v<Stored, __half>) {
+        const __half2 h = __floats2half2_rn(in[v], in[v + 1]);
+        std::memcpy(&out[v], &h, 4);
+      } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(in[v], in[v + 1]);
+        std::memcpy(&out[v], &h, 4);
+      }
+    }
+  }
+}
+
+// V consecutive values from p (16-byte loads for V * sizeof(T) == 16; the caller checks
+// alignment). Read-only path: B is never written by the kernel.
+template <class T, int V>
+__device__ __forceinline__ void load_vec(const T* p, T (&out)[V]) {
+  if constexpr (V * sizeof(T) == 16) {
+    const int4 x = __ldg(reinterpret_cast<const int4*>(p));
+    std::memcpy(out, &x, 16);
+  } else if constexpr (V * sizeof(T) == 8) {
+    const int2 x = __ldg(reinterpret_cast<const int2*>(p));
+    std::memcpy(out, &x, 8);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = p[v];
+  }
+}
+
+template <class T, int V>
+__device__ __forceinline__ void store_vec(T* p, const T (&in)[V]) {
+  if constexpr (V * sizeof(T) == 16) {
+    int4 x;
+    std::memcpy(&x, in, 16);
+    *reinterpret_cast<int4*>(p) = x;
+  } else if constexpr (V * sizeof(T) % 16 == 0) {
+    // float partial rows of 16-bit problems (V = 8): 16-byte stores, p 32-byte aligned
+#pragma unroll
+    for (int q = 0; q < static_cast<int>(V * sizeof(T) / 16); ++q) {
+      int4 x;
+      std::memcpy(&x, reinterpret_cast<const char*>(in) + 16 * q, 16);
+      reinterpret_cast<int4*>(p)[q] = x;
+    }
+  } else if constexpr (V * sizeof(T) == 8) {
+    int2 x;
+    std::memcpy(&x, in, 8);
+    *reinterpret_cast<int2*>(p) = x;
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) p[v] = in[v];
+  }
+}
+
+// __shfl_sync for every value type geblas stores (bool and 64-bit integers included).
+template <class T>
+__device__ __forceinline__ T shfl(unsigned mask, T x, int src, int width = 32) {
+  if constexpr (std::is_same_v<T, bool>) return __shfl_sync(mask, static_cast<int>(x), src, width) != 0;
+  else if constexpr (sizeof(T) == 8 && std::is_integral_v<T>) return static_cast<T>(__shfl_sync(mask, static_cast<long long>(x), src, width));
+  else return __shfl_sync(mask, x, src, width);
+}
+
+inline unsigned grid_limit(Index x) { return static_cast<unsigned>(x < 1 ? 1 : x); }
+
+}  // namespace geblas::detail::cuda::spmm

@@ -1,0 +1,22 @@
+// row_pieces' work list (rows cut into pieces of P entries), built on A's device and
+// kept in A's derived cache; used by row_pieces.cu and by run-time semirings.
+#pragma once
+
+#include <memory>
+
+#include "cuda/spmm/problem.hpp"
+
+namespace geblas::detail::cuda::spmm {
+
+// The work list for piece length P, on A's device.
+struct PiecesPlan {
+  RawBuffer units, cut_rows;
+  Index unit_count = 0, cut_count = 0, piece_count = 0;
+};
+
+std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index piece);
+// P for the problem: pieces take a fixed number of a warp's steps (RowPiecesPolicy);
+// long_pieces: row_pieces_long's floor of min_long_piece entries.
+Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces);
+
+}  // namespace geblas::detail::cuda::spmm

@@ -1,0 +1,48 @@
+// row_split's kernel and launch shape (the variant's description is in row_split.cu).
+// Included by row_split.cu and, through NVRTC, by the run-time semiring compiler
+// (src/cuda/jit/), so a run-time semiring runs this very kernel.
+#pragma once
+
+#include "cuda/spmm/warp_row.cuh"
+
+namespace geblas::detail::cuda::spmm {
+
+struct RowSplitPolicy {
+  // 8 warps (rows) per block; launch-granularity only, the warps are independent.
+  static constexpr int block_threads = 256;
+  // Loads of B issued per entry slot before any is consumed.
+  static constexpr int unroll = 4;
+};
+
+template <class Ops, int V, bool RowMajor>
+__global__ void __launch_bounds__(RowSplitPolicy::block_threads)
+    row_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
+  using T = typename Ops::T;
+  const Index row = static_cast<Index>(blockIdx.x) * (RowSplitPolicy::block_threads / 32) + (threadIdx.x >> 5);
+  if (row >= op.m) return;  // the whole warp leaves together
+  const int lane = threadIdx.x & 31;
+  const Index beg = op.ro[row], end = op.ro[row + 1];
+  const Index tile_width = static_cast<Index>(V) << log_w;
+  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
+    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
+    const bool active = j < op.n;
+    T acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+    warp_row<RowSplitPolicy::unroll>(op, ops, beg, end, j, active, log_w, acc);
+    if (active && (lane >> log_w) == 0) write_row(op, ops, row, j, beg == end, acc);
+  }
+}
+
+// The grid of a row_split launch: a warp per row, column tiles of V << log_w columns
+// as the slow dimension.
+inline LaunchShape row_split_shape(Index m, Index n, int v) {
+  const int log_w = log2_of(slot_lanes(n, v));
+  const Index rows_per_block = RowSplitPolicy::block_threads / 32;
+  const Index tile_width = static_cast<Index>(v) << log_w;
+  const Index tiles = (n + tile_width - 1) / tile_width;
+  return {grid_limit((m + rows_per_block - 1) / rows_per_block), static_cast<unsigned>(tiles < 65535 ? tiles : 65535),
+          log_w};
+}
+
+}  // namespace geblas::detail::cuda::spmm
