@@ -32,7 +32,8 @@ gd::DenseStorage& buffer_for(std::map<Index, gd::DenseStorage>& cache, Index n, 
                       static_cast<std::size_t>(rows * n) * size_of(type));
   auto it = cache.find(n);
   if (it != cache.end() && it->second.nrows == rows && it->second.device == dev) return it->second;
-  cache.erase(n);
+  // keep the buffers of one N only: a sweep over N would otherwise hold them all
+  cache.clear();
   return cache.emplace(n, gd::make_dense(rows, n, Layout::row_major, type, dev)).first->second;
 }
 
@@ -198,9 +199,9 @@ BinaryOpId add_op(SemiringId s) {
   throw InvalidValue("dist::mxm: unknown add monoid");
 }
 
-// The product of one rank's block: C = A x B, where A may have no columns (the rank
-// owns no rows of B, or receives none); the result is then the add's identity, which the
-// library's mxm gives for rows without entries, so the block is given one empty column.
+// The product of one rank's block. A may have no columns (the rank owns no rows of B,
+// or receives none): the library's mxm then writes the add's identity, as for any row
+// without entries; a block without rows or columns has nothing to compute.
 void block_product(gd::DenseStorage& C, const gd::SparseStorage& A, const gd::DenseStorage& B, SemiringId s,
                    const Options& o) {
   if (C.nrows == 0 || C.ncols == 0) return;
