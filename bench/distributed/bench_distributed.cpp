@@ -10,11 +10,17 @@
 //
 //   bench_distributed [--graphs=rmat:22:16,uniform:4194304:67108864] [--n=64,128,256,512]
 //                     [--gpus=2] [--reps=5] [--budget-s=300] [--pagerank-iters=20]
+//                     [--project=4,8,64]
+// --project lists rank counts for which the rows each rank would receive are counted on
+// the host (host transport, one product with N = 1, no GPU needed): the input of the
+// extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands do not fit runs
+// on the GPUs alone (single_ms "oom").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +43,7 @@ struct Args {
   std::string graphs = "rmat:22:16,uniform:4194304:67108864";
   std::vector<Index> widths{64, 128, 256, 512};
   int gpus = 2, reps = 5, pagerank_iters = 20;
+  std::vector<Index> project;
   double budget_s = 300;
 };
 
@@ -121,6 +128,29 @@ bool check(const dist::DistDenseMatrix<float>& C, const DenseMatrix<float>& R, b
   return bad == 0;
 }
 
+// A graph too large for one GPU: the distributed product alone, B generated per rank.
+// There is no single-GPU result to check it against, so the line says "unchecked".
+void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<float>& dA, Index N, const Args& a,
+                   const std::string& name) {
+  const auto& rows = dA.partition();
+  dist::DistDenseMatrix<float> dB(comm, dist::Partition::even(dA.ncols(), comm.size()), N);
+  for (std::size_t k = 0; k < comm.local_ranks().size(); ++k) {
+    const int r = comm.local_ranks()[k];
+    auto part = DenseMatrix<float>::random(dB.partition().count(r), N, comm.device(r), 7 + static_cast<std::uint64_t>(r));
+    dB.state().parts[k] = std::move(part.storage());
+  }
+  dist::DistDenseMatrix<float> dC(comm, rows, N);
+  std::vector<double> tr;
+  dist::ExchangeStats st;
+  for (int rep = 0; rep < a.reps + 2; ++rep) {
+    const double t = wall_ms(a.gpus, [&] { st = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}); });
+    if (rep >= 2) tr.push_back(t);
+  }
+  std::printf("%s,spmm,%lld,oom,,%.3f,,,,%llu,,unchecked\n", name.c_str(), static_cast<long long>(N), median(tr),
+              static_cast<unsigned long long>(st.bytes_sent));
+  std::fflush(stdout);
+}
+
 std::vector<Index> parse_list(const std::string& s) {
   std::vector<Index> out;
   for (const auto& x : bench::split(s, ',')) out.push_back(std::stoll(x));
@@ -139,22 +169,25 @@ int main(int argc, char** argv) {
     else if (s.rfind("--gpus=", 0) == 0) a.gpus = std::stoi(val("--gpus="));
     else if (s.rfind("--reps=", 0) == 0) a.reps = std::stoi(val("--reps="));
     else if (s.rfind("--budget-s=", 0) == 0) a.budget_s = std::stod(val("--budget-s="));
+    else if (s.rfind("--project=", 0) == 0) a.project = parse_list(val("--project="));
     else if (s.rfind("--pagerank-iters=", 0) == 0) a.pagerank_iters = std::stoi(val("--pagerank-iters="));
     else {
       std::fprintf(stderr, "unknown argument %s (see the file's header)\n", s.c_str());
       return 2;
     }
   }
-  if (!dist::nccl_compiled() || cuda_device_count() < a.gpus) {
-    std::printf("SKIPPED: needs the NCCL transport and %d GPUs (NCCL %s, %d GPUs)\n", a.gpus,
+  const bool gpus_ok = dist::nccl_compiled() && cuda_device_count() >= a.gpus;
+  if (!gpus_ok) {
+    std::printf("SKIPPED%s: needs the NCCL transport and %d GPUs (NCCL %s, %d GPUs)\n",
+                a.project.empty() ? "" : " (but the --project counts)", a.gpus,
                 dist::nccl_compiled() ? "built" : "not built", cuda_device_count());
-    return 0;
+    if (a.project.empty()) return 0;
   }
   const auto t_start = Clock::now();
   auto over_budget = [&] { return std::chrono::duration<double>(Clock::now() - t_start).count() > a.budget_s; };
   std::vector<int> devs;
   for (int d = 0; d < a.gpus; ++d) devs.push_back(d);
-  const auto comm = dist::Communicator::nccl(devs);
+  const auto comm = gpus_ok ? dist::Communicator::nccl(devs) : dist::Communicator::host(1);
   std::printf("# bench_distributed: 1 GPU vs %d GPUs (NCCL, one process), reps %d, median ms\n", a.gpus, a.reps);
   std::printf("graph,op,N,single_ms,single_event_ms,dist_rows_ms,dist_allgather_ms,speedup_rows,speedup_allgather,"
               "rows_bytes,allgather_bytes,check\n");
@@ -165,11 +198,36 @@ int main(int argc, char** argv) {
     const Index n = H.nrows();
     std::printf("# %s: %lld x %lld, %lld entries\n", g.name.c_str(), static_cast<long long>(n), static_cast<long long>(H.ncols()),
                 static_cast<long long>(H.nvals()));
-    const auto A1 = H.to(Device::cuda(0));
+    for (Index p : a.project) {
+      const auto hc = dist::Communicator::host(static_cast<int>(p));
+      auto hA = dist::DistSparseMatrix<float>::scatter(hc, H);
+      auto hx = dist::DistDenseMatrix<float>(hc, dist::Partition::even(H.ncols(), static_cast<int>(p)), 1);
+      dist::DistDenseMatrix<float> hy(hc, hA.partition(), 1);
+      const auto st = dist::mxm(hy, hA, hx, semiring::plus_times<float>{});
+      std::printf("# projection %s p=%lld: halo rows %llu in all (%.3f of (p-1) n), bytes per product at N=256: %.3e\n",
+                  g.name.c_str(), static_cast<long long>(p), static_cast<unsigned long long>(st.halo_rows),
+                  double(st.halo_rows) / (double(p - 1) * double(H.ncols())), double(st.halo_rows) * 256 * 4);
+    }
+    if (!gpus_ok) continue;
     auto dA = dist::DistSparseMatrix<float>::scatter(comm, H);
+    std::optional<SparseMatrix<float>> A1opt;
+    try {
+      A1opt = H.to(Device::cuda(0));
+    } catch (const OutOfMemory&) {
+      std::printf("# %s does not fit on one GPU: distributed runs only\n", g.name.c_str());
+    }
     const dist::Partition& rows = dA.partition();
     for (Index N : a.widths) {
       if (over_budget()) { std::printf("# budget spent: %s N=%lld not started\n", g.name.c_str(), static_cast<long long>(N)); break; }
+      if (!A1opt) {
+        try {
+          run_dist_only(comm, dA, N, a, g.name);
+        } catch (const OutOfMemory& e) {
+          std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+        }
+        continue;
+      }
+      const auto& A1 = *A1opt;
       try {
         const auto B1 = DenseMatrix<float>::random(H.ncols(), N, Device::cuda(0), 7);
         DenseMatrix<float> C1(n, N, Device::cuda(0));
@@ -200,7 +258,8 @@ int main(int argc, char** argv) {
         std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
       }
     }
-    if (over_budget() || a.pagerank_iters <= 0) continue;
+    if (over_budget() || a.pagerank_iters <= 0 || !A1opt) continue;
+    const auto& A1 = *A1opt;
     // PageRank-style step: x = d * (A x) + (1 - d) / n, the product with N = 1 and two
     // vector ops per rank (A's values stand for the normalised link matrix: the work
     // per step is the same).

@@ -52,7 +52,8 @@ class NcclTransport final : public Transport {
       if (comms_[k]) {
         // destroying a healthy nonblocking communicator may return ncclInProgress: wait
         // for it briefly, then abort
-        if (!aborted_ && ncclCommFinalize(comms_[k]) == ncclSuccess) {
+        const ncclResult_t f = aborted_ ? ncclInvalidUsage : ncclCommFinalize(comms_[k]);
+        if (f == ncclSuccess || f == ncclInProgress) {
           ncclResult_t st = ncclInProgress;
           const auto end = Clock::now() + std::chrono::seconds(10);
           while (st == ncclInProgress && Clock::now() < end) ncclCommGetAsyncError(comms_[k], &st);
