@@ -57,11 +57,14 @@ class GEBLAS_API Communicator {
   // `device` (-1: local rank modulo the visible GPUs); the NCCL id is broadcast over
   // MPI. `expected_size` > 0 makes a world of another size an error on every rank.
   static Communicator nccl_mpi(int device = -1, int expected_size = 0, CommOptions options = {});
+  // One CPU rank per MPI process, exchanges over MPI: the one-process-per-rank path
+  // without GPUs (tests, and hosts without NCCL).
+  static Communicator host_mpi(int expected_size = 0, CommOptions options = {});
 
   int size() const;
   const std::vector<int>& local_ranks() const;
   Device device(int rank) const;  // only for local ranks
-  std::string name() const;        // "host", "nccl", "nccl+mpi"
+  std::string name() const;        // "host", "host+mpi", "nccl", "nccl+mpi"
   bool operator==(const Communicator& o) const { return impl_ == o.impl_; }
 
   explicit Communicator(std::shared_ptr<detail::Transport> impl) : impl_(std::move(impl)) {}

@@ -113,6 +113,10 @@ Communicator Communicator::nccl_mpi(int device, int expected_size, CommOptions o
   return Communicator(detail::make_nccl_mpi_transport(device, expected_size, options));
 }
 
+Communicator Communicator::host_mpi(int expected_size, CommOptions options) {
+  return Communicator(detail::make_host_mpi_transport(expected_size, options));
+}
+
 int Communicator::size() const { return impl_->size(); }
 const std::vector<int>& Communicator::local_ranks() const { return impl_->local_ranks(); }
 Device Communicator::device(int rank) const {

@@ -106,12 +106,7 @@ class NcclTransport final : public Transport {
   std::vector<std::int64_t> max_over_ranks(const std::vector<std::vector<std::int64_t>>& local) override {
     std::vector<std::int64_t> m = local_max(local);
 #if defined(GEBLAS_WITH_MPI)
-    if (mpi_) {
-      std::vector<std::int64_t> out(m.size());
-      mpi_check(MPI_Allreduce(m.data(), out.data(), static_cast<int>(m.size()), MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD),
-                "MPI_Allreduce");
-      return out;
-    }
+    if (mpi_) return mpi_max_over_ranks(m);
 #endif
     return m;
   }
@@ -119,32 +114,7 @@ class NcclTransport final : public Transport {
   std::vector<std::vector<std::vector<std::int64_t>>> alltoall(
       const std::vector<std::vector<std::vector<std::int64_t>>>& lists) override {
 #if defined(GEBLAS_WITH_MPI)
-    if (mpi_) {
-      const auto& mine = lists.at(0);  // one local rank per process
-      std::vector<int> sc(static_cast<std::size_t>(size_)), rc(static_cast<std::size_t>(size_)), sd(static_cast<std::size_t>(size_)),
-          rd(static_cast<std::size_t>(size_));
-      std::vector<std::int64_t> flat;
-      for (int q = 0; q < size_; ++q) {
-        sd[static_cast<std::size_t>(q)] = static_cast<int>(flat.size());
-        sc[static_cast<std::size_t>(q)] = static_cast<int>(mine.at(static_cast<std::size_t>(q)).size());
-        flat.insert(flat.end(), mine[static_cast<std::size_t>(q)].begin(), mine[static_cast<std::size_t>(q)].end());
-      }
-      mpi_check(MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
-      int total = 0;
-      for (int q = 0; q < size_; ++q) {
-        rd[static_cast<std::size_t>(q)] = total;
-        total += rc[static_cast<std::size_t>(q)];
-      }
-      std::vector<std::int64_t> in(static_cast<std::size_t>(total));
-      mpi_check(MPI_Alltoallv(flat.data(), sc.data(), sd.data(), MPI_INT64_T, in.data(), rc.data(), rd.data(), MPI_INT64_T,
-                              MPI_COMM_WORLD),
-                "MPI_Alltoallv");
-      std::vector<std::vector<std::vector<std::int64_t>>> out(1, std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(size_)));
-      for (int q = 0; q < size_; ++q)
-        out[0][static_cast<std::size_t>(q)].assign(in.begin() + rd[static_cast<std::size_t>(q)],
-                                                   in.begin() + rd[static_cast<std::size_t>(q)] + rc[static_cast<std::size_t>(q)]);
-      return out;
-    }
+    if (mpi_) return {mpi_alltoall(lists.at(0), size_)};
 #endif
     return local_alltoall(lists, size_);
   }
@@ -255,11 +225,6 @@ class NcclTransport final : public Transport {
     throw CommunicationError("dist (" + name() + "): " + reason + "; the communicator is aborted");
   }
 
-#if defined(GEBLAS_WITH_MPI)
-  void mpi_check(int rc, const char* what) {
-    if (rc != MPI_SUCCESS) throw CommunicationError(std::string("dist (nccl+mpi): ") + what + " failed with code " + std::to_string(rc));
-  }
-#endif
 
   int size_;
   std::vector<int> ranks_, devices_;
@@ -309,16 +274,8 @@ std::shared_ptr<Transport> make_nccl_mpi_transport(int device, int expected_size
   const char* where = "dist::Communicator::nccl_mpi";
 #if defined(GEBLAS_WITH_MPI)
   check_options(options, where);
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (!initialised) throw InvalidValue(std::string(where) + ": MPI_Init has not been called");
   int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  // Every process decides from the same facts, so all raise or none does.
-  if (expected_size > 0 && size != expected_size)
-    throw InvalidValue(std::string(where) + ": the MPI world has " + std::to_string(size) + " processes, expected " +
-                       std::to_string(expected_size) + " (rank " + std::to_string(rank) + ")");
+  mpi_world(where, expected_size, rank, size);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
   std::string problem;
