@@ -144,6 +144,8 @@ GEBLAS_API DistDense make_dense(const Communicator& comm, const Partition& rows,
 GEBLAS_API geblas::detail::DenseStorage gather(const DistDense& B);  // to the host, every process
 GEBLAS_API ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, SemiringId s,
                              const DistMxmOptions& o);
+// D^-1 A over A's pattern, built per rank on first use and kept with A.
+GEBLAS_API const DistSparse& sage_mean_matrix(const DistSparse& A);
 // Test hook: the next allocation of a product's buffers on `rank` fails as if the device
 // were out of memory (-1: none).
 GEBLAS_API void fail_next_allocation_on_rank(int rank);
@@ -211,6 +213,26 @@ ExchangeStats mxm(DistDenseMatrix<T>& C, const DistSparseMatrix<T>& A, const Dis
                   const DistMxmOptions& options = {}) {
   static_assert(std::is_same_v<typename S::value_type, T>, "geblas::dist::mxm: the semiring's value_type must be T");
   return detail::mxm(C.state(), A.state(), B.state(), S::id, options);
+}
+
+// GNN aggregation, as <geblas/algorithms/gnn.hpp> defines it on one device (float and
+// double): Y = A_hat X for GCN (A_hat from algo::gcn_normalize, scattered), the GraphSAGE
+// mean of the out-neighbours' rows of X (0 for isolated rows), and the GraphSAGE max
+// (max_times; -inf for isolated rows). Y is partitioned like A's rows.
+template <Scalar T>
+ExchangeStats gcn_aggregate(DistDenseMatrix<T>& Y, const DistSparseMatrix<T>& A_hat, const DistDenseMatrix<T>& X,
+                            const DistMxmOptions& options = {}) {
+  return mxm(Y, A_hat, X, semiring::plus_times<T>{}, options);
+}
+template <Scalar T>
+ExchangeStats sage_mean_aggregate(DistDenseMatrix<T>& Y, const DistSparseMatrix<T>& A, const DistDenseMatrix<T>& X,
+                                  const DistMxmOptions& options = {}) {
+  return detail::mxm(Y.state(), detail::sage_mean_matrix(A.state()), X.state(), SemiringId::plus_times, options);
+}
+template <Scalar T>
+ExchangeStats sage_max_aggregate(DistDenseMatrix<T>& Y, const DistSparseMatrix<T>& A, const DistDenseMatrix<T>& X,
+                                 const DistMxmOptions& options = {}) {
+  return mxm(Y, A, X, semiring::max_times<T>{}, options);
 }
 
 }  // namespace geblas::dist

@@ -38,6 +38,7 @@ struct SparsePlanCache {
   std::mutex mutex;
   std::map<std::vector<Index>, ExchangePlan> by_b_partition;
   std::map<std::vector<Index>, std::vector<std::map<Index, gd::DenseStorage>>> full_by_b_partition;
+  std::shared_ptr<DistSparse> sage_mean;  // D^-1 A over A's pattern, built on first use
 };
 
 std::int64_t partition_hash(const Partition& p, Index extra);

@@ -47,22 +47,29 @@ class NcclTransport final : public Transport {
   NcclTransport(int size, std::vector<int> ranks, std::vector<int> devices, CommOptions opt, bool mpi)
       : size_(size), ranks_(std::move(ranks)), devices_(std::move(devices)), opt_(opt), mpi_(mpi) {}
   ~NcclTransport() override {
+    // Finalize every local communicator first, then wait for all (finalizing one rank
+    // may wait for its peers), bounded; a communicator that does not finish is aborted.
+    std::vector<bool> finalizing(comms_.size(), false);
     for (std::size_t k = 0; k < comms_.size(); ++k) {
+      if (!comms_[k]) continue;
       cudaSetDevice(devices_[k]);
-      if (comms_[k]) {
-        // destroying a healthy nonblocking communicator may return ncclInProgress: wait
-        // for it briefly, then abort
-        const ncclResult_t f = aborted_ ? ncclInvalidUsage : ncclCommFinalize(comms_[k]);
-        if (f == ncclSuccess || f == ncclInProgress) {
-          ncclResult_t st = ncclInProgress;
-          const auto end = Clock::now() + std::chrono::seconds(10);
-          while (st == ncclInProgress && Clock::now() < end) ncclCommGetAsyncError(comms_[k], &st);
-          if (st == ncclSuccess) ncclCommDestroy(comms_[k]);
-          else ncclCommAbort(comms_[k]);
-        } else {
-          ncclCommAbort(comms_[k]);
-        }
+      const ncclResult_t f = ncclCommFinalize(comms_[k]);
+      finalizing[k] = f == ncclSuccess || f == ncclInProgress;
+    }
+    const auto end = Clock::now() + std::chrono::seconds(10);
+    for (std::size_t k = 0; k < comms_.size(); ++k) {
+      if (!comms_[k]) continue;
+      cudaSetDevice(devices_[k]);
+      ncclResult_t st = finalizing[k] ? ncclInProgress : ncclInternalError;
+      while (st == ncclInProgress && Clock::now() < end) {
+        if (ncclCommGetAsyncError(comms_[k], &st) != ncclSuccess) st = ncclInternalError;
+        if (st == ncclInProgress) std::this_thread::sleep_for(std::chrono::microseconds(100));
       }
+      if (st == ncclSuccess) ncclCommDestroy(comms_[k]);
+      else ncclCommAbort(comms_[k]);
+    }
+    for (std::size_t k = 0; k < streams_.size(); ++k) {
+      cudaSetDevice(devices_[k]);
       if (ready_[k]) cudaEventDestroy(ready_[k]);
       if (done_[k]) cudaEventDestroy(done_[k]);
       if (streams_[k]) cudaStreamDestroy(streams_[k]);

@@ -22,6 +22,11 @@ geblas::dist::Communicator communicator(int ranks) {
   }
   return it->second;
 }
+geblas::dist::Communicator fresh_communicator(int ranks, double timeout_s) {
+  std::vector<int> devices;
+  for (int d = 0; d < ranks; ++d) devices.push_back(d);
+  return geblas::dist::Communicator::nccl(devices, {.timeout_s = timeout_s});
+}
 int max_ranks() { return std::min(5, geblas::cuda_device_count()); }
 geblas::Device reference_device() { return geblas::Device::cuda(0); }
 }  // namespace disttest

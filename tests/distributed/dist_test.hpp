@@ -7,6 +7,8 @@
 
 namespace disttest {
 geblas::dist::Communicator communicator(int ranks);
+// A communicator of its own (not shared with other tests), for tests that abort it.
+geblas::dist::Communicator fresh_communicator(int ranks, double timeout_s);
 int max_ranks();
 geblas::Device reference_device();
 }  // namespace disttest

@@ -5,12 +5,14 @@
 // return one of its row's candidates. Also the bytes moved (counted independently from
 // the matrix), per-rank Matrix Market reading and the bad-input errors.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <set>
 
 #include "dist_test.hpp"
+#include "distributed/transport.hpp"
 #include "geblas/geblas.hpp"
 #include "support/catch.hpp"
 #include "support/data.hpp"
@@ -300,4 +302,71 @@ TEST_CASE("dist: bad input gives a clear error, never a hang", "[dist][errors]")
   for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - ref[i]) <= 1e-4f * (1 + std::abs(ref[i])));
   if (!dist::nccl_compiled()) CHECK_THROWS_AS(Communicator::nccl(), NotImplemented);
   if (!dist::mpi_compiled()) CHECK_THROWS_AS(Communicator::nccl_mpi(), NotImplemented);
+}
+
+TEST_CASE("dist: an exchange that cannot complete raises CommunicationError, never hangs", "[dist][errors][timeout]") {
+  if (disttest::max_ranks() < 2) return;
+  const double timeout_s = 3;
+  const Communicator comm = disttest::fresh_communicator(2, timeout_s);
+  auto& t = comm.transport();
+  REQUIRE(t.local_ranks().size() == 2);  // both ranks in this process
+  // rank 0 sends to rank 1, which posts no receive: NCCL would wait forever
+  geblas::detail::RawBuffer buf(256, comm.device(0));
+  std::vector<dist::detail::RankTransfers> tr(2);
+  tr[0].sends.push_back({1, buf.data(), buf.bytes()});
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS((t.start(tr), t.finish()), dist::CommunicationError);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited < timeout_s + 20);
+  if (!comm.device(0).is_cpu()) {
+    // NCCL aborted the communicator: later calls say so instead of hanging
+    CHECK_THROWS_AS(dist::DistDenseMatrix<float>(comm, Partition::even(10, 2), 3), dist::CommunicationError);
+  }
+}
+
+TEST_CASE("dist GNN aggregation equals the single-device algorithms", "[dist][gnn]") {
+  const auto A = random_matrix(260, 260, 5, 51, false);
+  const Index f = 24;
+  const auto X = random_dense(260, f, 52);
+  const Device dev = disttest::reference_device();
+  DenseMatrix<float> mean1(260, f, dev), max1(260, f, dev), gcn1(260, f, dev);
+  const auto Ad = A.to(dev);
+  const auto Xd = X.to(dev);
+  algo::sage_mean_aggregate(mean1, Ad, Xd);
+  algo::sage_max_aggregate(max1, Ad, Xd);
+  const auto A_hat = algo::gcn_normalize(Ad);
+  algo::gcn_aggregate(gcn1, A_hat, Xd);
+  const auto rm = mean1.to_row_major(), rx = max1.to_row_major(), rg = gcn1.to_row_major();
+  const auto x = X.to_row_major();
+  const auto off = A.row_offsets();
+  const auto col = A.col_indices();
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      auto dH = dist::DistSparseMatrix<float>::scatter(comm, A_hat.to(Device::cpu()), cs.a_rows);
+      auto dX = dist::DistDenseMatrix<float>::scatter(comm, X, cs.b_rows);
+      dist::DistDenseMatrix<float> Y(comm, dA.partition(), f);
+      dist::sage_mean_aggregate(Y, dA, dX);
+      const auto gm = Y.gather().to_row_major();
+      dist::sage_max_aggregate(Y, dA, dX);
+      const auto gx = Y.gather().to_row_major();
+      dist::gcn_aggregate(Y, dH, dX);
+      const auto gg = Y.gather().to_row_major();
+      std::size_t bad = 0;
+      for (Index i = 0; i < 260; ++i)
+        for (Index k = 0; k < f; ++k) {
+          const std::size_t at = static_cast<std::size_t>(i * f + k);
+          double mag = 0;
+          for (Index e = off[i]; e < off[i + 1]; ++e) mag += std::abs(x[static_cast<std::size_t>(col[e] * f + k)]);
+          const double len = double(off[i + 1] - off[i]);
+          const double tol_mean = 2 * (len + 1) * 1.2e-7 * mag / std::max(1.0, len) + 1e-30;
+          bad += std::abs(double(gm[at]) - rm[at]) > tol_mean;
+          bad += gx[at] != rx[at];
+          bad += std::abs(double(gg[at]) - rg[at]) > 2 * (len + 2) * 1.2e-7 * (mag + std::abs(x[at])) + 1e-30;
+        }
+      INFO("p=" << p << " " << cs.what);
+      CHECK(bad == 0);
+    }
+  }
 }
