@@ -144,11 +144,29 @@ GEBLAS_API DistDense make_dense(const Communicator& comm, const Partition& rows,
 GEBLAS_API geblas::detail::DenseStorage gather(const DistDense& B);  // to the host, every process
 GEBLAS_API ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, SemiringId s,
                              const DistMxmOptions& o);
+GEBLAS_API DistSparse transpose(const DistSparse& A, const Partition& rows);
 // D^-1 A over A's pattern, built per rank on first use and kept with A.
 GEBLAS_API const DistSparse& sage_mean_matrix(const DistSparse& A);
 // Test hook: the next allocation of a product's buffers on `rank` fails as if the device
 // were out of memory (-1: none).
 GEBLAS_API void fail_next_allocation_on_rank(int rank);
+}  // namespace detail
+
+// The options of algo::pagerank that the distributed version has (not `weighted`, not
+// the per-iteration callback).
+struct PageRankOptions {
+  double damping = 0.85;
+  double tolerance = 1e-6;  // stop when the L1 change is below this
+  int max_iterations = 100;
+};
+namespace detail {
+struct DistPageRank {
+  DistDense ranks;
+  int iterations = 0;
+  bool converged = false;
+  double delta = 0;
+};
+GEBLAS_API DistPageRank pagerank(const DistSparse& A, const PageRankOptions& options);
 }  // namespace detail
 
 template <Scalar T>
@@ -213,6 +231,30 @@ ExchangeStats mxm(DistDenseMatrix<T>& C, const DistSparseMatrix<T>& A, const Dis
                   const DistMxmOptions& options = {}) {
   static_assert(std::is_same_v<typename S::value_type, T>, "geblas::dist::mxm: the semiring's value_type must be T");
   return detail::mxm(C.state(), A.state(), B.state(), S::id, options);
+}
+
+// A' with its rows split by `rows` (default: A's row split when A is square, else an
+// even split). Collective; entries travel once, over the set-up collectives.
+template <Scalar T>
+DistSparseMatrix<T> transpose(const DistSparseMatrix<T>& A, std::optional<Partition> rows = std::nullopt) {
+  if (!rows)
+    rows = A.nrows() == A.ncols() ? A.partition() : Partition::even(A.ncols(), A.communicator().size());
+  return DistSparseMatrix<T>(detail::transpose(A.state(), *rows));
+}
+
+template <Scalar T>
+struct PageRankResult {
+  DistDenseMatrix<T> ranks;  // n x 1, split like A's rows
+  int iterations = 0;
+  bool converged = false;
+  double delta = 0;
+};
+// PageRank as algo::pagerank defines it (unweighted; dangling rank spread uniformly),
+// float and double. Collective.
+template <Scalar T>
+PageRankResult<T> pagerank(const DistSparseMatrix<T>& A, const PageRankOptions& options = {}) {
+  detail::DistPageRank r = detail::pagerank(A.state(), options);
+  return {DistDenseMatrix<T>(std::move(r.ranks)), r.iterations, r.converged, r.delta};
 }
 
 // GNN aggregation, as <geblas/algorithms/gnn.hpp> defines it on one device (float and

@@ -370,3 +370,35 @@ TEST_CASE("dist GNN aggregation equals the single-device algorithms", "[dist][gn
     }
   }
 }
+
+TEST_CASE("dist transpose and PageRank equal the single-device results", "[dist][pagerank]") {
+  const auto A = random_matrix(230, 230, 4, 61, true);  // empty rows: dangling vertices
+  const Device dev = disttest::reference_device();
+  const auto pr1 = algo::pagerank(A.to(dev));
+  const auto ref = pr1.ranks.to(Device::cpu()).to_std_vector();
+  std::vector<Tuple<float>> at;
+  for (const auto& e : A.extract_tuples()) at.push_back({e.col, e.row, e.value});
+  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      INFO("p=" << p << " " << cs.what);
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      // the transpose, every entry, rank by rank
+      const auto dT = dist::transpose(dA, cs.b_rows);
+      std::vector<Tuple<float>> got;
+      for (std::size_t k = 0; k < comm.local_ranks().size(); ++k)
+        for (const auto& e : dT.local(static_cast<int>(k)).to(Device::cpu()).extract_tuples())
+          got.push_back({e.row + dT.partition().begin(comm.local_ranks()[k]), e.col, e.value});
+      CHECK(got == at);
+      const auto pr = dist::pagerank(dA);
+      INFO("distributed: " << pr.iterations << " iterations, delta " << pr.delta << "; single device: " << pr1.iterations << ", delta " << pr1.delta);
+      CHECK(pr.converged == pr1.converged);
+      CHECK(std::abs(pr.iterations - pr1.iterations) <= 1);
+      const auto x = pr.ranks.gather().to_row_major();
+      double err = 0;
+      for (Index i = 0; i < 230; ++i) err = std::max(err, std::abs(double(x[static_cast<std::size_t>(i)]) - double(ref[static_cast<std::size_t>(i)])));
+      CHECK(err < 1e-5);
+    }
+  }
+}
