@@ -167,6 +167,11 @@ struct DistPageRank {
   double delta = 0;
 };
 GEBLAS_API DistPageRank pagerank(const DistSparse& A, const PageRankOptions& options);
+struct DistSssp {
+  DistDense distances;
+  int rounds = 0;
+};
+GEBLAS_API DistSssp sssp(const DistSparse& A, const std::vector<Index>& sources);
 }  // namespace detail
 
 template <Scalar T>
@@ -255,6 +260,20 @@ template <Scalar T>
 PageRankResult<T> pagerank(const DistSparseMatrix<T>& A, const PageRankOptions& options = {}) {
   detail::DistPageRank r = detail::pagerank(A.state(), options);
   return {DistDenseMatrix<T>(std::move(r.ranks)), r.iterations, r.converged, r.delta};
+}
+
+template <Scalar T>
+struct SsspResult {
+  DistDenseMatrix<T> distances;  // n x k, column j from sources[j] (+inf: unreachable), split like A's rows
+  int rounds = 0;                // Bellman-Ford rounds, the last one changing nothing
+};
+// Shortest paths from k sources as algo::sssp computes them for many sources (Bellman-
+// Ford over min_plus, one distributed product with N = k per round); weights >= 0, float
+// and double. Collective.
+template <Scalar T>
+SsspResult<T> sssp(const DistSparseMatrix<T>& A, const std::vector<Index>& sources) {
+  detail::DistSssp r = detail::sssp(A.state(), sources);
+  return {DistDenseMatrix<T>(std::move(r.distances)), r.rounds};
 }
 
 // GNN aggregation, as <geblas/algorithms/gnn.hpp> defines it on one device (float and

@@ -41,6 +41,8 @@ struct SparsePlanCache {
   std::shared_ptr<DistSparse> sage_mean;  // D^-1 A over A's pattern, built on first use
 };
 
+// The sum over ranks of one non-negative value per local rank (pagerank.cpp).
+double sum_over_ranks(Transport& t, const std::vector<double>& mine);
 std::int64_t partition_hash(const Partition& p, Index extra);
 void check_same_everywhere(Transport& t, const char* where, const std::string& what, std::int64_t value);
 void check_partition(const Communicator& comm, const Partition& p, Index n, const char* where, const char* what);

@@ -69,8 +69,6 @@ DistSparse transpose(const DistSparse& A, const Partition& rows) {
   return out;
 }
 
-namespace {
-
 // The sum over ranks of one non-negative double per local rank: a maximum over
 // per-rank slots (the bit patterns of non-negative doubles order like their values).
 double sum_over_ranks(Transport& t, const std::vector<double>& mine) {
@@ -87,6 +85,8 @@ double sum_over_ranks(Transport& t, const std::vector<double>& mine) {
   }
   return s;
 }
+
+namespace {
 
 template <class T>
 gd::DenseStorage host_column(const std::vector<T>& v, Device dev) {

@@ -402,3 +402,28 @@ TEST_CASE("dist transpose and PageRank equal the single-device results", "[dist]
     }
   }
 }
+
+TEST_CASE("dist multi-source SSSP equals the single-device result exactly", "[dist][sssp]") {
+  const auto A = random_matrix(240, 240, 3, 71, true);  // integer weights: sums are exact
+  const std::vector<Index> sources{0, 3, 100, 239, 5};
+  const Device dev = disttest::reference_device();
+  const auto s1 = algo::sssp(A.to(dev), sources);
+  const auto ref = s1.distances.to_row_major();
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      INFO("p=" << p << " " << cs.what << ": " << s1.rounds << " rounds on one device");
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      const auto s = dist::sssp(dA, sources);
+      CHECK(s.distances.gather().to_row_major() == ref);
+      CHECK(std::abs(s.rounds - s1.rounds) <= 1);
+    }
+  }
+  const Communicator comm = disttest::communicator(std::min(2, disttest::max_ranks()));
+  auto dA = dist::DistSparseMatrix<float>::scatter(comm, A);
+  CHECK_THROWS_AS(dist::sssp(dA, {240}), IndexOutOfBounds);
+  CHECK_THROWS_AS(dist::sssp(dA, {}), InvalidValue);
+  const auto neg = SparseMatrix<float>::from_tuples(3, 3, std::vector<Index>{0, 1}, std::vector<Index>{1, 2},
+                                                    std::vector<float>{1.0f, -1.0f});
+  CHECK_THROWS_AS(dist::sssp(dist::DistSparseMatrix<float>::scatter(comm, neg), {0}), InvalidValue);
+}
