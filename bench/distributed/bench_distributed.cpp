@@ -1,0 +1,321 @@
+// bench_distributed: one GPU against G GPUs of this node (NCCL, one process) for the
+// sparse x dense product (N = 64..512) and a PageRank-style iteration (the product with
+// N = 1 and the vector ops), on generated R-MAT and uniform graphs (bench/common). Each
+// case reports the medians after warm-up, the speedup (single / distributed), and the
+// bytes the row exchange and the all-gather move per product; the distributed result is
+// checked against the single-GPU one on sampled rows (exact for max_times, the fp32
+// bound for plus_times). Times are host wall-clock around each call with every GPU
+// synchronised before and after (one GPU's CUDA events cannot time work spread over
+// several); the single-GPU time is also given by CUDA events on its stream.
+//
+//   bench_distributed [--graphs=rmat:22:16,uniform:4194304:67108864] [--n=64,128,256,512]
+//                     [--gpus=2] [--reps=5] [--budget-s=300] [--pagerank-iters=20]
+//                     [--project=4,8,64]
+// --project lists rank counts for which the rows each rank would receive are counted on
+// the host (host transport, one product with N = 1, no GPU needed): the input of the
+// extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands do not fit runs
+// on the GPUs alone (single_ms "oom").
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "geblas/distributed.hpp"
+#include "geblas/geblas.hpp"
+#include "graphs.hpp"
+
+#if defined(GEBLAS_BENCH_CUDA_EVENTS)
+#include <cuda_runtime.h>
+
+#include "geblas/detail/spmm_variants.hpp"
+#endif
+
+using namespace geblas;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+  std::string graphs = "rmat:22:16,uniform:4194304:67108864";
+  std::vector<Index> widths{64, 128, 256, 512};
+  int gpus = 2, reps = 5, pagerank_iters = 20;
+  std::vector<Index> project;
+  double budget_s = 300;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? NAN : v[v.size() / 2];
+}
+
+void sync_all(int gpus) {
+  for (int d = 0; d < gpus; ++d) synchronize(Device::cuda(d));
+}
+
+// Host wall-clock of `f` with every GPU idle before and after, in ms.
+template <class F>
+double wall_ms(int gpus, F&& f) {
+  sync_all(gpus);
+  const auto t0 = Clock::now();
+  f();
+  sync_all(gpus);
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// CUDA-event time of `f` on geblas's stream of GPU 0, in ms (NaN without CUDA events).
+template <class F>
+double event_ms(F&& f) {
+#if defined(GEBLAS_BENCH_CUDA_EVENTS)
+  auto s = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(0));
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  cudaEventRecord(a, s);
+  f();
+  cudaEventRecord(b, s);
+  cudaEventSynchronize(b);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ms;
+#else
+  f();
+  return NAN;
+#endif
+}
+
+// Copies rows [b, e) of a row-major matrix on GPU 0 into a part on another device.
+void copy_rows(detail::DenseStorage& dst, const detail::DenseStorage& src, Index b, Index e) {
+  detail::copy_bytes(dst.data.data(), dst.device,
+                     src.data.as<unsigned char>() + static_cast<std::size_t>(b * src.ncols) * size_of(src.type), src.device,
+                     static_cast<std::size_t>((e - b) * src.ncols) * size_of(src.type));
+}
+
+dist::DistDenseMatrix<float> distribute(const dist::Communicator& comm, const dist::Partition& p, const DenseMatrix<float>& B) {
+  dist::DistDenseMatrix<float> d(comm, p, B.ncols());
+  for (std::size_t k = 0; k < comm.local_ranks().size(); ++k) {
+    const int r = comm.local_ranks()[k];
+    copy_rows(d.state().parts[k], B.storage(), p.begin(r), p.end(r));
+  }
+  return d;
+}
+
+// Compares sampled rows of the distributed result with the single-GPU one.
+bool check(const dist::DistDenseMatrix<float>& C, const DenseMatrix<float>& R, bool exact, const char* what) {
+  const Index n = R.nrows(), N = R.ncols();
+  const Index step = std::max<Index>(1, n / 512);
+  std::vector<float> a(static_cast<std::size_t>(N)), b(static_cast<std::size_t>(N));
+  const auto& p = C.partition();
+  std::size_t bad = 0;
+  for (Index i = 0; i < n; i += step) {
+    int r = 0;
+    while (i >= p.end(r)) ++r;
+    const auto& part = C.state().parts[static_cast<std::size_t>(r)];  // single process: every rank is local
+    detail::copy_bytes(a.data(), Device::cpu(), part.data.as<float>() + (i - p.begin(r)) * N, part.device, a.size() * 4);
+    detail::copy_bytes(b.data(), Device::cpu(), R.data() + i * N, R.device(), b.size() * 4);
+    for (Index k = 0; k < N; ++k) {
+      const float x = a[static_cast<std::size_t>(k)], y = b[static_cast<std::size_t>(k)];
+      const bool ok = exact ? x == y : std::abs(x - y) <= 1e-4f * (1 + std::abs(y));
+      if (!ok && bad++ < 3) std::printf("  CHECK FAILED %s: C(%lld,%lld) = %.9g, single GPU %.9g\n", what, static_cast<long long>(i),
+                                        static_cast<long long>(k), x, y);
+    }
+  }
+  return bad == 0;
+}
+
+// A graph too large for one GPU: the distributed product alone, B generated per rank.
+// There is no single-GPU result to check it against, so the line says "unchecked".
+void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<float>& dA, Index N, const Args& a,
+                   const std::string& name) {
+  const auto& rows = dA.partition();
+  dist::DistDenseMatrix<float> dB(comm, dist::Partition::even(dA.ncols(), comm.size()), N);
+  for (std::size_t k = 0; k < comm.local_ranks().size(); ++k) {
+    const int r = comm.local_ranks()[k];
+    auto part = DenseMatrix<float>::random(dB.partition().count(r), N, comm.device(r), 7 + static_cast<std::uint64_t>(r));
+    dB.state().parts[k] = std::move(part.storage());
+  }
+  dist::DistDenseMatrix<float> dC(comm, rows, N);
+  std::vector<double> tr;
+  dist::ExchangeStats st;
+  for (int rep = 0; rep < a.reps + 2; ++rep) {
+    const double t = wall_ms(a.gpus, [&] { st = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}); });
+    if (rep >= 2) tr.push_back(t);
+  }
+  std::printf("%s,spmm,%lld,oom,,%.3f,,,,%llu,,unchecked\n", name.c_str(), static_cast<long long>(N), median(tr),
+              static_cast<unsigned long long>(st.bytes_sent));
+  std::fflush(stdout);
+}
+
+std::vector<Index> parse_list(const std::string& s) {
+  std::vector<Index> out;
+  for (const auto& x : bench::split(s, ',')) out.push_back(std::stoll(x));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto val = [&](const char* k) { return s.substr(std::strlen(k)); };
+    if (s.rfind("--graphs=", 0) == 0) a.graphs = val("--graphs=");
+    else if (s.rfind("--n=", 0) == 0) a.widths = parse_list(val("--n="));
+    else if (s.rfind("--gpus=", 0) == 0) a.gpus = std::stoi(val("--gpus="));
+    else if (s.rfind("--reps=", 0) == 0) a.reps = std::stoi(val("--reps="));
+    else if (s.rfind("--budget-s=", 0) == 0) a.budget_s = std::stod(val("--budget-s="));
+    else if (s.rfind("--project=", 0) == 0) a.project = parse_list(val("--project="));
+    else if (s.rfind("--pagerank-iters=", 0) == 0) a.pagerank_iters = std::stoi(val("--pagerank-iters="));
+    else {
+      std::fprintf(stderr, "unknown argument %s (see the file's header)\n", s.c_str());
+      return 2;
+    }
+  }
+  const bool gpus_ok = dist::nccl_compiled() && cuda_device_count() >= a.gpus;
+  if (!gpus_ok) {
+    std::printf("SKIPPED%s: needs the NCCL transport and %d GPUs (NCCL %s, %d GPUs)\n",
+                a.project.empty() ? "" : " (but the --project counts)", a.gpus,
+                dist::nccl_compiled() ? "built" : "not built", cuda_device_count());
+    if (a.project.empty()) return 0;
+  }
+  const auto t_start = Clock::now();
+  auto over_budget = [&] { return std::chrono::duration<double>(Clock::now() - t_start).count() > a.budget_s; };
+  std::vector<int> devs;
+  for (int d = 0; d < a.gpus; ++d) devs.push_back(d);
+  const auto comm = gpus_ok ? dist::Communicator::nccl(devs) : dist::Communicator::host(1);
+  std::printf("# bench_distributed: 1 GPU vs %d GPUs (NCCL, one process), reps %d, median ms\n", a.gpus, a.reps);
+  std::printf("graph,op,N,single_ms,single_event_ms,dist_rows_ms,dist_allgather_ms,speedup_rows,speedup_allgather,"
+              "rows_bytes,allgather_bytes,check\n");
+  int failures = 0;
+  for (auto& g : bench::generated_graphs(a.graphs)) {
+    if (over_budget()) { std::printf("# budget spent: %s not started\n", g.name.c_str()); break; }
+    const auto& H = g.A;
+    const Index n = H.nrows();
+    std::printf("# %s: %lld x %lld, %lld entries\n", g.name.c_str(), static_cast<long long>(n), static_cast<long long>(H.ncols()),
+                static_cast<long long>(H.nvals()));
+    for (Index p : a.project) {
+      const auto hc = dist::Communicator::host(static_cast<int>(p));
+      auto hA = dist::DistSparseMatrix<float>::scatter(hc, H);
+      auto hx = dist::DistDenseMatrix<float>(hc, dist::Partition::even(H.ncols(), static_cast<int>(p)), 1);
+      dist::DistDenseMatrix<float> hy(hc, hA.partition(), 1);
+      const auto st = dist::mxm(hy, hA, hx, semiring::plus_times<float>{});
+      std::printf("# projection %s p=%lld: halo rows %llu in all (%.3f of (p-1) n), bytes per product at N=256: %.3e\n",
+                  g.name.c_str(), static_cast<long long>(p), static_cast<unsigned long long>(st.halo_rows),
+                  double(st.halo_rows) / (double(p - 1) * double(H.ncols())), double(st.halo_rows) * 256 * 4);
+    }
+    if (!gpus_ok) continue;
+    auto dA = dist::DistSparseMatrix<float>::scatter(comm, H);
+    std::optional<SparseMatrix<float>> A1opt;
+    try {
+      A1opt = H.to(Device::cuda(0));
+    } catch (const OutOfMemory&) {
+      std::printf("# %s does not fit on one GPU: distributed runs only\n", g.name.c_str());
+    }
+    const dist::Partition& rows = dA.partition();
+    for (Index N : a.widths) {
+      if (over_budget()) { std::printf("# budget spent: %s N=%lld not started\n", g.name.c_str(), static_cast<long long>(N)); break; }
+      if (!A1opt) {
+        try {
+          run_dist_only(comm, dA, N, a, g.name);
+        } catch (const OutOfMemory& e) {
+          std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+        }
+        continue;
+      }
+      const auto& A1 = *A1opt;
+      try {
+        const auto B1 = DenseMatrix<float>::random(H.ncols(), N, Device::cuda(0), 7);
+        DenseMatrix<float> C1(n, N, Device::cuda(0));
+        auto dB = distribute(comm, rows, B1);
+        dist::DistDenseMatrix<float> dC(comm, rows, N);
+        std::vector<double> ts, te, tr, tg;
+        dist::ExchangeStats srows, sall;
+        for (int rep = 0; rep < a.reps + 2; ++rep) {  // two warm-up runs: plans, pools, NCCL connections
+          const double w = wall_ms(a.gpus, [&] { mxm(C1, A1, B1, semiring::plus_times<float>{}); });
+          const double e = event_ms([&] { mxm(C1, A1, B1, semiring::plus_times<float>{}); });
+          const double r = wall_ms(a.gpus, [&] { srows = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}); });
+          const double q = wall_ms(a.gpus, [&] {
+            sall = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}, {.exchange = dist::Exchange::allgather});
+          });
+          if (rep >= 2) { ts.push_back(w); te.push_back(e); tr.push_back(r); tg.push_back(q); }
+        }
+        bool ok = check(dC, C1, false, "plus_times");
+        dist::mxm(dC, dA, dB, semiring::max_times<float>{});
+        mxm(C1, A1, B1, semiring::max_times<float>{});
+        ok = check(dC, C1, true, "max_times") && ok;
+        failures += ok ? 0 : 1;
+        std::printf("%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s\n", g.name.c_str(), static_cast<long long>(N), median(ts),
+                    median(te), median(tr), median(tg), median(ts) / median(tr), median(ts) / median(tg),
+                    static_cast<unsigned long long>(srows.bytes_sent), static_cast<unsigned long long>(sall.bytes_sent),
+                    ok ? "ok" : "WRONG");
+        std::fflush(stdout);
+      } catch (const OutOfMemory& e) {
+        std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+      }
+    }
+    if (over_budget() || a.pagerank_iters <= 0 || !A1opt) continue;
+    const auto& A1 = *A1opt;
+    // PageRank-style step: x = d * (A x) + (1 - d) / n, the product with N = 1 and two
+    // vector ops per rank (A's values stand for the normalised link matrix: the work
+    // per step is the same).
+    const float damping = 0.85f, teleport = 0.15f / static_cast<float>(n);
+    DenseMatrix<float> x1 = DenseMatrix<float>::constant(n, 1, 1.0f / static_cast<float>(n), Device::cuda(0));
+    DenseMatrix<float> y1(n, 1, Device::cuda(0));
+    auto dx = distribute(comm, rows, x1);
+    dist::DistDenseMatrix<float> dy(comm, rows, 1);
+    auto step1 = [&] {
+      mxm(y1, A1, x1, semiring::plus_times<float>{});
+      apply(y1, y1, binop::times<float>{}, damping);
+      apply(x1, y1, binop::plus<float>{}, teleport);
+    };
+    dist::ExchangeStats spr;
+    auto stepd = [&] {
+      spr = dist::mxm(dy, dA, dx, semiring::plus_times<float>{});
+      for (std::size_t k = 0; k < comm.local_ranks().size(); ++k) {
+        DenseMatrix<float> y(std::move(dy.state().parts[k])), x(std::move(dx.state().parts[k]));
+        apply(y, y, binop::times<float>{}, damping);
+        apply(x, y, binop::plus<float>{}, teleport);
+        dy.state().parts[k] = std::move(y.storage());
+        dx.state().parts[k] = std::move(x.storage());
+      }
+    };
+    step1();
+    stepd();
+    const double t1 = wall_ms(a.gpus, [&] { for (int it = 0; it < a.pagerank_iters; ++it) step1(); }) / a.pagerank_iters;
+    const double td = wall_ms(a.gpus, [&] { for (int it = 0; it < a.pagerank_iters; ++it) stepd(); }) / a.pagerank_iters;
+    const bool ok = check(dx, x1, false, "pagerank x");
+    failures += ok ? 0 : 1;
+    std::printf("%s,pagerank_step,1,%.3f,,%.3f,,%.2f,,%llu,,%s\n", g.name.c_str(), t1, td, t1 / td,
+                static_cast<unsigned long long>(spr.bytes_sent), ok ? "ok" : "WRONG");
+    // The whole algorithm: algo::pagerank (one fused pass per iteration on one GPU) against
+    // dist::pagerank, both for a fixed number of iterations (tolerance 0), per iteration.
+    if (!over_budget()) {
+      algo::PageRankOptions po;
+      po.tolerance = 0;
+      po.max_iterations = a.pagerank_iters;
+      dist::PageRankOptions pd{po.damping, 0.0, a.pagerank_iters};
+      algo::pagerank(A1, po);  // warm-up: A', degrees, plans
+      dist::pagerank(dA, pd);
+      algo::PageRankResult<float> r1;
+      std::optional<dist::PageRankResult<float>> rd;
+      const double p1 = wall_ms(a.gpus, [&] { r1 = algo::pagerank(A1, po); }) / a.pagerank_iters;
+      const double pdms = wall_ms(a.gpus, [&] { rd = dist::pagerank(dA, pd); }) / a.pagerank_iters;
+      const auto ref = r1.ranks.to(Device::cpu()).to_std_vector();
+      const auto got = rd->ranks.gather().to_row_major();
+      double err = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(ref[i]) - double(got[i])));
+      const bool pok = err < 1e-5;
+      failures += pok ? 0 : 1;
+      std::printf("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e)\n", g.name.c_str(), p1, pdms, p1 / pdms,
+                  pok ? "ok" : "WRONG", err);
+    }
+    std::fflush(stdout);
+  }
+  std::printf("# done: %d case(s) with wrong results\n", failures);
+  return failures ? 1 : 0;
+}

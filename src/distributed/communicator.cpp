@@ -1,0 +1,180 @@
+// Communicator factories, partitions, and the host transport: ranks simulated in one
+// process on the CPU, whose exchanges are memcpy. The host transport matches every
+// receive with its sender's send of the same size, so a wrong index list is an error
+// here exactly where NCCL would hang or corrupt.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "distributed/internal.hpp"
+#include "distributed/transport.hpp"
+
+namespace geblas::dist {
+
+namespace detail {
+namespace {
+
+class HostTransport final : public Transport {
+ public:
+  explicit HostTransport(int n) : n_(n) {
+    for (int r = 0; r < n; ++r) locals_.push_back(r);
+  }
+  std::string name() const override { return "host"; }
+  int size() const override { return n_; }
+  const std::vector<int>& local_ranks() const override { return locals_; }
+  Device device(int) const override { return Device::cpu(); }
+  std::vector<std::int64_t> max_over_ranks(const std::vector<std::vector<std::int64_t>>& local) override {
+    return local_max(local);
+  }
+  std::vector<std::vector<std::vector<std::int64_t>>> alltoall(
+      const std::vector<std::vector<std::vector<std::int64_t>>>& lists) override {
+    return local_alltoall(lists, n_);
+  }
+  void start(const std::vector<RankTransfers>& per_local) override {
+    if (static_cast<int>(per_local.size()) != n_)
+      throw InvalidValue("host transport: transfers for " + std::to_string(per_local.size()) + " of " +
+                         std::to_string(n_) + " ranks");
+    // next unmatched send from r to q
+    std::map<std::pair<int, int>, std::size_t> cursor;
+    std::vector<std::vector<const Send*>> to(static_cast<std::size_t>(n_ * n_));
+    for (int r = 0; r < n_; ++r)
+      for (const Send& s : per_local[static_cast<std::size_t>(r)].sends) {
+        if (s.peer < 0 || s.peer >= n_ || s.peer == r)
+          throw InvalidValue("host transport: rank " + std::to_string(r) + " sends to rank " + std::to_string(s.peer));
+        to[static_cast<std::size_t>(r * n_ + s.peer)].push_back(&s);
+      }
+    for (int q = 0; q < n_; ++q)
+      for (const Recv& rv : per_local[static_cast<std::size_t>(q)].recvs) {
+        if (rv.peer < 0 || rv.peer >= n_ || rv.peer == q)
+          throw InvalidValue("host transport: rank " + std::to_string(q) + " receives from rank " + std::to_string(rv.peer));
+        auto& list = to[static_cast<std::size_t>(rv.peer * n_ + q)];
+        std::size_t& c = cursor[{rv.peer, q}];
+        if (c >= list.size())
+          throw CommunicationError("host transport: rank " + std::to_string(q) + " expects a message from rank " +
+                                   std::to_string(rv.peer) + " that is never sent (NCCL would hang here)");
+        const Send* s = list[c++];
+        if (s->bytes != rv.bytes)
+          throw CommunicationError("host transport: rank " + std::to_string(rv.peer) + " sends " +
+                                   std::to_string(s->bytes) + " bytes to rank " + std::to_string(q) +
+                                   ", which expects " + std::to_string(rv.bytes));
+        if (rv.bytes) std::memcpy(rv.data, s->data, rv.bytes);
+      }
+    for (int r = 0; r < n_; ++r)
+      for (int q = 0; q < n_; ++q) {
+        const auto it = cursor.find({r, q});
+        const std::size_t used = it == cursor.end() ? 0 : it->second;
+        if (used != to[static_cast<std::size_t>(r * n_ + q)].size())
+          throw CommunicationError("host transport: rank " + std::to_string(r) + " sends a message to rank " +
+                                   std::to_string(q) + " that is never received (NCCL would hang here)");
+      }
+  }
+  void finish() override {}
+  void check_usable(const char*) const override {}
+
+ private:
+  int n_;
+  std::vector<int> locals_;
+};
+
+}  // namespace
+
+std::vector<std::int64_t> local_max(const std::vector<std::vector<std::int64_t>>& local) {
+  std::vector<std::int64_t> out = local.empty() ? std::vector<std::int64_t>{} : local[0];
+  for (const auto& v : local) {
+    if (v.size() != out.size()) throw InvalidValue("max_over_ranks: ranks contribute vectors of different lengths");
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::max(out[i], v[i]);
+  }
+  return out;
+}
+
+std::vector<std::vector<std::vector<std::int64_t>>> local_alltoall(
+    const std::vector<std::vector<std::vector<std::int64_t>>>& lists, int n) {
+  std::vector<std::vector<std::vector<std::int64_t>>> out(lists.size(),
+                                                          std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(n)));
+  for (std::size_t r = 0; r < lists.size(); ++r) {
+    if (static_cast<int>(lists[r].size()) != n) throw InvalidValue("alltoall: a rank's lists do not cover every rank");
+    for (int q = 0; q < n; ++q) out[static_cast<std::size_t>(q)][r] = lists[r][static_cast<std::size_t>(q)];
+  }
+  return out;
+}
+
+}  // namespace detail
+
+Communicator Communicator::host(int nranks) {
+  if (nranks < 1) throw InvalidValue("Communicator::host: " + std::to_string(nranks) + " ranks (needs at least 1)");
+  return Communicator(std::make_shared<detail::HostTransport>(nranks));
+}
+
+Communicator Communicator::nccl(std::vector<int> devices, CommOptions options) {
+  return Communicator(detail::make_nccl_transport(std::move(devices), options));
+}
+
+Communicator Communicator::nccl_mpi(int device, int expected_size, CommOptions options) {
+  return Communicator(detail::make_nccl_mpi_transport(device, expected_size, options));
+}
+
+Communicator Communicator::host_mpi(int expected_size, CommOptions options) {
+  return Communicator(detail::make_host_mpi_transport(expected_size, options));
+}
+
+int Communicator::size() const { return impl_->size(); }
+const std::vector<int>& Communicator::local_ranks() const { return impl_->local_ranks(); }
+Device Communicator::device(int rank) const {
+  if (impl_->local_index(rank) < 0)
+    throw InvalidIndex("Communicator::device: rank " + std::to_string(rank) + " is not driven by this process");
+  return impl_->device(rank);
+}
+std::string Communicator::name() const { return impl_->name(); }
+
+Partition::Partition(std::vector<Index> o) : offsets(std::move(o)) {
+  if (offsets.size() < 2 || offsets.front() != 0)
+    throw InvalidValue("Partition: offsets must start at 0 and name at least one part (got " +
+                       std::to_string(offsets.size()) + " offsets)");
+  for (std::size_t r = 1; r < offsets.size(); ++r)
+    if (offsets[r] < offsets[r - 1])
+      throw InvalidValue("Partition: offsets decrease at part " + std::to_string(r - 1) + " (" +
+                         std::to_string(offsets[r - 1]) + " > " + std::to_string(offsets[r]) + ")");
+}
+
+Partition Partition::even(Index n, int parts) {
+  if (parts < 1 || n < 0) throw InvalidValue("Partition::even: " + std::to_string(parts) + " parts of " + std::to_string(n));
+  std::vector<Index> o(static_cast<std::size_t>(parts) + 1);
+  for (int r = 0; r <= parts; ++r) o[static_cast<std::size_t>(r)] = n * r / parts;
+  return Partition(std::move(o));
+}
+
+Partition Partition::balanced(const std::vector<Index>& row_offsets, int parts) {
+  if (parts < 1 || row_offsets.empty()) throw InvalidValue("Partition::balanced: needs parts >= 1 and n + 1 row offsets");
+  const Index n = static_cast<Index>(row_offsets.size()) - 1;
+  const Index nnz = row_offsets.back();
+  std::vector<Index> o(static_cast<std::size_t>(parts) + 1, n);
+  o[0] = 0;
+  for (int r = 1; r < parts; ++r) {
+    // first row whose prefix reaches r/parts of the entries; rows break ties by count
+    // so that a matrix without entries still splits its rows evenly
+    const Index target = nnz * r / parts;
+    Index i = std::lower_bound(row_offsets.begin(), row_offsets.end(), target) - row_offsets.begin();
+    if (nnz == 0) i = n * r / parts;
+    o[static_cast<std::size_t>(r)] = std::clamp(i, o[static_cast<std::size_t>(r) - 1], n);
+  }
+  return Partition(std::move(o));
+}
+
+}  // namespace geblas::dist
+
+namespace geblas::dist {
+bool nccl_compiled() {
+#if defined(GEBLAS_WITH_NCCL)
+  return true;
+#else
+  return false;
+#endif
+}
+bool mpi_compiled() {
+#if defined(GEBLAS_WITH_MPI)
+  return true;
+#else
+  return false;
+#endif
+}
+}  // namespace geblas::dist

@@ -1,0 +1,56 @@
+// The state a distributed sparse matrix caches for its products, and helpers shared by
+// the constructors and the product: per B partition, each local rank's A split into the
+// columns it owns and the columns it receives (compact indices), and the index lists of
+// the row exchange, built once; per N, the exchange buffers, kept between products.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "distributed/transport.hpp"
+
+namespace geblas::dist::detail {
+
+namespace gd = geblas::detail;
+
+struct RankPlan {
+  Index own_begin = 0, own_count = 0;  // the rows of B this rank holds
+  gd::SparseStorage local;             // A's entries in owned columns, col - own_begin
+  gd::SparseStorage remote;            // the others, col -> position in the halo
+  gd::SparseStorage combined;          // every entry: owned first, then halo (built on demand)
+  bool has_combined = false;
+  Index halo = 0;                      // distinct remote columns
+  std::vector<Index> recv_count, recv_offset;  // per peer, in halo rows
+  std::vector<Index> send_count, send_offset;  // per peer, in packed rows
+  Index send_total = 0;
+  gd::SparseStorage pack;              // send_total x own_count selection: row k picks one B row
+  // exchange buffers per N (pack, halo or combined, all-gathered B)
+  std::map<Index, gd::DenseStorage> packed, received, full;
+};
+
+struct ExchangePlan {
+  std::vector<RankPlan> ranks;  // per local rank
+};
+
+struct SparsePlanCache {
+  std::mutex mutex;
+  std::map<std::vector<Index>, ExchangePlan> by_b_partition;
+  std::map<std::vector<Index>, std::vector<std::map<Index, gd::DenseStorage>>> full_by_b_partition;
+  std::shared_ptr<DistSparse> sage_mean;  // D^-1 A over A's pattern, built on first use
+};
+
+// The sum over ranks of one non-negative value per local rank (pagerank.cpp).
+double sum_over_ranks(Transport& t, const std::vector<double>& mine);
+std::int64_t partition_hash(const Partition& p, Index extra);
+void check_same_everywhere(Transport& t, const char* where, const std::string& what, std::int64_t value);
+void check_partition(const Communicator& comm, const Partition& p, Index n, const char* where, const char* what);
+
+// Every local rank receives all rows of B (a row-major nrows x ncols matrix on its
+// device, kept in `buffers` per N between calls); `stats` (may be null) counts what was
+// sent.
+std::vector<gd::DenseStorage*> allgather_rows(const DistDense& B, ExchangeStats* stats,
+                                              std::vector<std::map<Index, gd::DenseStorage>>& buffers);
+
+}  // namespace geblas::dist::detail

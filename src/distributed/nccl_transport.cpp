@@ -1,0 +1,319 @@
+// The NCCL transport: one rank per GPU, either all driven by this process or one per MPI
+// process (MPI broadcasts the NCCL id and carries the set-up's host collectives).
+// Communicators are nonblocking (ncclConfig_t.blocking = 0), so that every NCCL step can
+// be bounded: the host polls ncclCommGetAsyncError and the exchange's completion event
+// until a deadline, then aborts the communicators (ncclCommAbort) and raises
+// CommunicationError instead of hanging. The single-process communicator is built with
+// grouped ncclCommInitRankConfig calls, the nonblocking equivalent of ncclCommInitAll.
+// Transfers run on a stream of their own per GPU, ordered after the work already queued
+// on geblas's stream by an event, and the geblas stream waits for the receives.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <thread>
+
+#if defined(GEBLAS_WITH_MPI)
+#include <mpi.h>
+#endif
+
+#include "distributed/internal.hpp"
+#include "geblas/detail/spmm_variants.hpp"
+
+namespace geblas::dist::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw CudaError(std::string("dist (nccl): ") + what + ": " + cudaGetErrorString(e), static_cast<int>(e));
+}
+
+class Guard {
+ public:
+  explicit Guard(int dev) {
+    cudaGetDevice(&prev_);
+    cuda_check(cudaSetDevice(dev), "cudaSetDevice");
+  }
+  ~Guard() { cudaSetDevice(prev_); }
+
+ private:
+  int prev_ = 0;
+};
+
+class NcclTransport final : public Transport {
+ public:
+  NcclTransport(int size, std::vector<int> ranks, std::vector<int> devices, CommOptions opt, bool mpi)
+      : size_(size), ranks_(std::move(ranks)), devices_(std::move(devices)), opt_(opt), mpi_(mpi) {}
+  ~NcclTransport() override {
+    // Finalize every local communicator first, then wait for all (finalizing one rank
+    // may wait for its peers), bounded; a communicator that does not finish is aborted.
+    std::vector<bool> finalizing(comms_.size(), false);
+    for (std::size_t k = 0; k < comms_.size(); ++k) {
+      if (!comms_[k]) continue;
+      cudaSetDevice(devices_[k]);
+      const ncclResult_t f = ncclCommFinalize(comms_[k]);
+      finalizing[k] = f == ncclSuccess || f == ncclInProgress;
+    }
+    const auto end = Clock::now() + std::chrono::seconds(10);
+    for (std::size_t k = 0; k < comms_.size(); ++k) {
+      if (!comms_[k]) continue;
+      cudaSetDevice(devices_[k]);
+      ncclResult_t st = finalizing[k] ? ncclInProgress : ncclInternalError;
+      while (st == ncclInProgress && Clock::now() < end) {
+        if (ncclCommGetAsyncError(comms_[k], &st) != ncclSuccess) st = ncclInternalError;
+        if (st == ncclInProgress) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+      if (st == ncclSuccess) ncclCommDestroy(comms_[k]);
+      else ncclCommAbort(comms_[k]);
+    }
+    for (std::size_t k = 0; k < streams_.size(); ++k) {
+      cudaSetDevice(devices_[k]);
+      if (ready_[k]) cudaEventDestroy(ready_[k]);
+      if (done_[k]) cudaEventDestroy(done_[k]);
+      if (streams_[k]) cudaStreamDestroy(streams_[k]);
+    }
+  }
+
+  // Creates the communicators: `id` is shared by every rank (ncclGetUniqueId on one).
+  void init(const ncclUniqueId& id) {
+    const std::size_t n = ranks_.size();
+    comms_.assign(n, nullptr);
+    streams_.assign(n, nullptr);
+    ready_.assign(n, nullptr);
+    done_.assign(n, nullptr);
+    for (std::size_t k = 0; k < n; ++k) {
+      Guard g(devices_[k]);
+      cuda_check(cudaStreamCreateWithFlags(&streams_[k], cudaStreamNonBlocking), "cudaStreamCreate");
+      cuda_check(cudaEventCreateWithFlags(&ready_[k], cudaEventDisableTiming), "cudaEventCreate");
+      cuda_check(cudaEventCreateWithFlags(&done_[k], cudaEventDisableTiming), "cudaEventCreate");
+    }
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
+    for (std::size_t k = 0; k < n; ++k) {
+      Guard g(devices_[k]);
+      const ncclResult_t r = ncclCommInitRankConfig(&comms_[k], size_, id, ranks_[k], &config);
+      if (r != ncclSuccess && r != ncclInProgress) {
+        ncclGroupEnd();
+        nccl_check(r, "ncclCommInitRankConfig", ranks_[k]);
+      }
+    }
+    const ncclResult_t g = ncclGroupEnd();
+    if (g != ncclSuccess && g != ncclInProgress) nccl_check(g, "ncclGroupEnd (initialisation)", -1);
+    wait_comms("initialisation");
+  }
+
+  std::string name() const override { return mpi_ ? "nccl+mpi" : "nccl"; }
+  int size() const override { return size_; }
+  const std::vector<int>& local_ranks() const override { return ranks_; }
+  Device device(int rank) const override { return Device::cuda(devices_[static_cast<std::size_t>(local_index(rank))]); }
+
+  std::vector<std::int64_t> max_over_ranks(const std::vector<std::vector<std::int64_t>>& local) override {
+    std::vector<std::int64_t> m = local_max(local);
+#if defined(GEBLAS_WITH_MPI)
+    if (mpi_) return mpi_max_over_ranks(m);
+#endif
+    return m;
+  }
+
+  std::vector<std::vector<std::vector<std::int64_t>>> alltoall(
+      const std::vector<std::vector<std::vector<std::int64_t>>>& lists) override {
+#if defined(GEBLAS_WITH_MPI)
+    if (mpi_) return {mpi_alltoall(lists.at(0), size_)};
+#endif
+    return local_alltoall(lists, size_);
+  }
+
+  void start(const std::vector<RankTransfers>& per_local) override {
+    check_usable("dist exchange");
+    // the transfers read what geblas's stream wrote (packed rows) and write what it
+    // will read: order them after everything queued there so far
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
+      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
+    }
+    nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      for (const Send& s : per_local[k].sends) group_call(ncclSend(s.data, s.bytes, ncclInt8, s.peer, comms_[k], streams_[k]), "ncclSend", k);
+      for (const Recv& r : per_local[k].recvs) group_call(ncclRecv(r.data, r.bytes, ncclInt8, r.peer, comms_[k], streams_[k]), "ncclRecv", k);
+    }
+    const ncclResult_t e = ncclGroupEnd();
+    if (e != ncclSuccess && e != ncclInProgress) fail(e, "ncclGroupEnd (exchange)", -1);
+    wait_comms("exchange launch");
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
+    }
+    pending_ = true;
+  }
+
+  void finish() override {
+    if (!pending_) return;
+    pending_ = false;
+    const auto deadline = Clock::now() + timeout();
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      for (;;) {
+        const cudaError_t q = cudaEventQuery(done_[k]);
+        if (q == cudaSuccess) break;
+        if (q != cudaErrorNotReady) cuda_check(q, "cudaEventQuery (exchange)");
+        ncclResult_t st = ncclSuccess;
+        ncclCommGetAsyncError(comms_[k], &st);
+        if (st != ncclSuccess && st != ncclInProgress) fail(st, "exchange", ranks_[k]);
+        if (Clock::now() > deadline)
+          abort_all("the exchange on rank " + std::to_string(ranks_[k]) + " did not finish within " +
+                    std::to_string(opt_.timeout_s) + " s (a peer is missing, failed or waits for other messages)");
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
+    }
+  }
+
+  void check_usable(const char* where) const override {
+    if (aborted_) throw CommunicationError(std::string(where) + ": the communicator was aborted after an earlier failure (" + abort_reason_ + ")");
+  }
+
+ private:
+  std::chrono::nanoseconds timeout() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(opt_.timeout_s));
+  }
+
+  void group_call(ncclResult_t r, const char* what, std::size_t k) {
+    if (r != ncclSuccess && r != ncclInProgress) {
+      ncclGroupEnd();
+      fail(r, what, ranks_[k]);
+    }
+  }
+
+  // Polls every local communicator until its pending operation is issued, bounded.
+  void wait_comms(const char* what) {
+    const auto deadline = Clock::now() + timeout();
+    for (std::size_t k = 0; k < comms_.size(); ++k) {
+      for (;;) {
+        ncclResult_t st = ncclSuccess;
+        const ncclResult_t q = ncclCommGetAsyncError(comms_[k], &st);
+        if (q != ncclSuccess) fail(q, what, ranks_[k]);
+        if (st == ncclSuccess) break;
+        if (st != ncclInProgress) fail(st, what, ranks_[k]);
+        if (Clock::now() > deadline)
+          abort_all(std::string(what) + " on rank " + std::to_string(ranks_[k]) + " did not complete within " +
+                    std::to_string(opt_.timeout_s) + " s (are all ranks started, with one GPU each?)");
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+  }
+
+  void nccl_check(ncclResult_t r, const char* what, int rank) {
+    if (r != ncclSuccess) fail(r, what, rank);
+  }
+
+  [[noreturn]] void fail(ncclResult_t r, const std::string& what, int rank) {
+    abort_all(what + (rank >= 0 ? " on rank " + std::to_string(rank) : std::string()) + ": " + ncclGetErrorString(r) +
+              " (" + ncclGetLastError(nullptr) + ")");
+  }
+
+  [[noreturn]] void abort_all(const std::string& reason) {
+    if (!aborted_) {
+      aborted_ = true;
+      abort_reason_ = reason;
+      for (std::size_t k = 0; k < comms_.size(); ++k) {
+        if (!comms_[k]) continue;
+        cudaSetDevice(devices_[k]);
+        ncclCommAbort(comms_[k]);
+        comms_[k] = nullptr;
+      }
+    }
+    throw CommunicationError("dist (" + name() + "): " + reason + "; the communicator is aborted");
+  }
+
+
+  int size_;
+  std::vector<int> ranks_, devices_;
+  CommOptions opt_;
+  bool mpi_;
+  std::vector<ncclComm_t> comms_;
+  std::vector<cudaStream_t> streams_;
+  std::vector<cudaEvent_t> ready_, done_;
+  bool pending_ = false;
+  bool aborted_ = false;
+  std::string abort_reason_;
+};
+
+void check_options(const CommOptions& o, const char* where) {
+  if (!(o.timeout_s > 0)) throw InvalidValue(std::string(where) + ": timeout_s must be > 0");
+}
+
+}  // namespace
+
+std::shared_ptr<Transport> make_nccl_transport(std::vector<int> devices, const CommOptions& options) {
+  const char* where = "dist::Communicator::nccl";
+  check_options(options, where);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  if (devices.empty())
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+  if (devices.empty()) throw InvalidValue(std::string(where) + ": no CUDA device is visible");
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    if (devices[k] < 0 || devices[k] >= count)
+      throw InvalidValue(std::string(where) + ": device " + std::to_string(devices[k]) + " is not one of the " +
+                         std::to_string(count) + " visible GPUs");
+    for (std::size_t j = 0; j < k; ++j)
+      if (devices[j] == devices[k])
+        throw InvalidValue(std::string(where) + ": device " + std::to_string(devices[k]) + " is listed twice (one rank per GPU)");
+  }
+  std::vector<int> ranks(devices.size());
+  for (std::size_t k = 0; k < ranks.size(); ++k) ranks[k] = static_cast<int>(k);
+  auto t = std::make_shared<NcclTransport>(static_cast<int>(devices.size()), ranks, devices, options, false);
+  ncclUniqueId id;
+  if (const ncclResult_t r = ncclGetUniqueId(&id); r != ncclSuccess)
+    throw CommunicationError(std::string(where) + ": ncclGetUniqueId: " + ncclGetErrorString(r));
+  t->init(id);
+  return t;
+}
+
+std::shared_ptr<Transport> make_nccl_mpi_transport(int device, int expected_size, const CommOptions& options) {
+  const char* where = "dist::Communicator::nccl_mpi";
+#if defined(GEBLAS_WITH_MPI)
+  check_options(options, where);
+  int rank = 0, size = 0;
+  mpi_world(where, expected_size, rank, size);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  std::string problem;
+  if (device < 0) {
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+    int local_rank = 0;
+    MPI_Comm_rank(local, &local_rank);
+    MPI_Comm_free(&local);
+    device = count > 0 ? local_rank % count : -1;
+  }
+  if (device < 0 || device >= count)
+    problem = "rank " + std::to_string(rank) + " has no GPU " + std::to_string(device) + " (" + std::to_string(count) + " visible)";
+  int bad = problem.empty() ? 0 : 1, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) throw InvalidValue(std::string(where) + ": " + (problem.empty() ? "another rank has no usable GPU" : problem));
+  ncclUniqueId id;
+  int id_ok = 1;
+  if (rank == 0) id_ok = ncclGetUniqueId(&id) == ncclSuccess ? 1 : 0;
+  MPI_Bcast(&id_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!id_ok) throw CommunicationError(std::string(where) + ": ncclGetUniqueId failed on rank 0");
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+  auto t = std::make_shared<NcclTransport>(size, std::vector<int>{rank}, std::vector<int>{device}, options, true);
+  t->init(id);
+  return t;
+#else
+  (void)device;
+  (void)expected_size;
+  (void)options;
+  throw NotImplemented(std::string(where) + ": geblas was built without MPI (configure with GEBLAS_MPI=ON and an MPI installation)");
+#endif
+}
+
+}  // namespace geblas::dist::detail

@@ -1,0 +1,97 @@
+// The transport interface the distributed algorithms are written against: host-level
+// collectives for the set-up (agreement on a status, all-to-all of index lists) and
+// grouped point-to-point transfers of device buffers for the products. Implemented by
+// the host transport (simulated ranks, memcpy) and by NCCL (one process for all GPUs,
+// or one per GPU with MPI for the host-level collectives).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "geblas/distributed.hpp"
+
+namespace geblas::dist::detail {
+
+struct Send {
+  int peer;
+  const void* data;
+  std::size_t bytes;
+};
+struct Recv {
+  int peer;
+  void* data;
+  std::size_t bytes;
+};
+// The transfers of one local rank in one exchange.
+struct RankTransfers {
+  std::vector<Send> sends;
+  std::vector<Recv> recvs;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual std::string name() const = 0;
+  virtual int size() const = 0;
+  virtual const std::vector<int>& local_ranks() const = 0;
+  virtual Device device(int rank) const = 0;
+
+  // Host-level collectives (set-up and agreement; never on the data path).
+  // The element-wise maximum over all ranks of each rank's values (every local rank
+  // contributes one vector of the same length).
+  virtual std::vector<std::int64_t> max_over_ranks(const std::vector<std::vector<std::int64_t>>& local) = 0;
+  // lists[k][q] is what local rank k sends to rank q; returns, for each local rank k,
+  // what every rank q sent to it.
+  virtual std::vector<std::vector<std::vector<std::int64_t>>> alltoall(
+      const std::vector<std::vector<std::vector<std::int64_t>>>& lists) = 0;
+
+  // Starts the transfers of every local rank (per_local[k] for local rank k), ordered
+  // after the work already queued on each rank's device; returns at once where the
+  // transport is asynchronous.
+  virtual void start(const std::vector<RankTransfers>& per_local) = 0;
+  // Makes later work on each local rank's device wait for its receives, waiting on the
+  // host at most the timeout; raises CommunicationError (and aborts) otherwise.
+  virtual void finish() = 0;
+
+  // Throws CommunicationError when an earlier failure aborted the communicator.
+  virtual void check_usable(const char* where) const = 0;
+
+  int local_index(int rank) const {
+    const auto& l = local_ranks();
+    for (std::size_t k = 0; k < l.size(); ++k)
+      if (l[k] == rank) return static_cast<int>(k);
+    return -1;
+  }
+};
+
+// Runs `body(k)` for every local rank; a failure on one is turned, after every rank has
+// reported, into the same exception on every process: no rank starts a collective
+// step that another has given up on. Messages name the failing ranks.
+template <class Body>
+void agree(Transport& t, const char* where, Body&& body) {
+  const auto& locals = t.local_ranks();
+  std::vector<std::exception_ptr> errors(locals.size());
+  std::vector<std::vector<std::int64_t>> flags(locals.size(), std::vector<std::int64_t>(static_cast<std::size_t>(t.size()), 0));
+  for (std::size_t k = 0; k < locals.size(); ++k) {
+    try {
+      body(static_cast<int>(k));
+    } catch (...) {
+      errors[k] = std::current_exception();
+      flags[k][static_cast<std::size_t>(locals[k])] = 1;
+    }
+  }
+  const std::vector<std::int64_t> failed = t.max_over_ranks(flags);
+  std::string names;
+  for (std::size_t r = 0; r < failed.size(); ++r)
+    if (failed[r]) names += (names.empty() ? "" : ", ") + std::to_string(r);
+  if (names.empty()) return;
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);  // this process's own error, as raised
+  throw CommunicationError(std::string(where) + ": rank(s) " + names +
+                           " failed (their process reports why); no rank started the collective step");
+}
+
+}  // namespace geblas::dist::detail

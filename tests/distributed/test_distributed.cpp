@@ -1,0 +1,429 @@
+// The distributed product against the single-device one: every element of C, for 1..5
+// ranks, even, nnz-balanced and uneven splits (empty parts included), B split unlike A,
+// both exchanges, with and without overlap, every built-in semiring but lor_land (bool
+// only); plus_times and plus_second within the fp32 bound, min / max and counts exactly, any_second checked to
+// return one of its row's candidates. Also the bytes moved (counted independently from
+// the matrix), per-rank Matrix Market reading and the bad-input errors.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "dist_test.hpp"
+#include "distributed/transport.hpp"
+#include "geblas/geblas.hpp"
+#include "support/catch.hpp"
+#include "support/data.hpp"
+
+using namespace geblas;
+using dist::Communicator;
+using dist::Partition;
+
+namespace {
+
+// A random n x m matrix: about `per_row` entries a row, every 7th row empty, row 3 dense
+// (one heavy row), values in [-2, 2] or small integers.
+SparseMatrix<float> random_matrix(Index n, Index m, int per_row, std::uint64_t seed, bool integers) {
+  std::mt19937_64 rng(seed);
+  std::vector<Index> r, c;
+  std::vector<float> v;
+  for (Index i = 0; i < n; ++i) {
+    if (i % 7 == 6) continue;
+    std::set<Index> cols;
+    const int want = i == 3 ? static_cast<int>(m * 3 / 4) : static_cast<int>(rng() % (2 * per_row + 1));
+    for (int k = 0; k < want; ++k) cols.insert(static_cast<Index>(rng() % static_cast<std::uint64_t>(m)));
+    for (Index j : cols) {
+      r.push_back(i);
+      c.push_back(j);
+      v.push_back(integers ? static_cast<float>(1 + rng() % 4) : std::uniform_real_distribution<float>(-2, 2)(rng));
+    }
+  }
+  return SparseMatrix<float>::from_tuples(n, m, r, c, v);
+}
+
+DenseMatrix<float> random_dense(Index n, Index k, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> v(static_cast<std::size_t>(n * k));
+  for (auto& x : v) x = std::uniform_real_distribution<float>(-3, 3)(rng);
+  return DenseMatrix<float>::from_row_major(n, k, v);
+}
+
+struct Case {
+  std::string what;
+  Partition a_rows, b_rows;
+};
+
+// The partitions a test runs for p ranks: balanced, even, uneven with empty parts, and
+// B split unlike A.
+std::vector<Case> cases_for(const SparseMatrix<float>& A, int p) {
+  const Index n = A.nrows(), m = A.ncols();
+  std::vector<Case> out;
+  out.push_back({"balanced", Partition::balanced(A.row_offsets(), p), Partition::even(m, p)});
+  out.push_back({"even", Partition::even(n, p), Partition::even(m, p)});
+  if (p >= 2) {
+    // rank 0 and the last rank empty on A's side, rank 1 empty on B's side
+    std::vector<Index> a(static_cast<std::size_t>(p) + 1, n), b(static_cast<std::size_t>(p) + 1, m);
+    a[0] = 0;
+    b[0] = 0;
+    for (int r = 1; r < p; ++r) {
+      a[static_cast<std::size_t>(r)] = r == 1 ? 0 : std::min(n, a[static_cast<std::size_t>(r) - 1] + n / (2 * p) + 5 * r);
+      b[static_cast<std::size_t>(r)] = r == 1 ? m / 3 : (r == 2 ? m / 3 : std::min(m, b[static_cast<std::size_t>(r) - 1] + m / (3 * p)));
+    }
+    if (p >= 3) a[static_cast<std::size_t>(p) - 1] = n;  // the last part empty
+    out.push_back({"uneven with empty parts", Partition(a), Partition(b)});
+  }
+  return out;
+}
+
+template <class S>
+void check_against_single_device(const SparseMatrix<float>& A, const DenseMatrix<float>& B, S s, const std::string& label,
+                                 int p, const Case& cs, const dist::DistMxmOptions& opt) {
+  const Device ref_dev = disttest::reference_device();
+  DenseMatrix<float> R(A.nrows(), B.ncols(), ref_dev);
+  mxm(R, A.to(ref_dev), B.to(ref_dev), s);
+  const std::vector<float> ref = R.to_row_major();
+
+  const Communicator comm = disttest::communicator(p);
+  auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+  auto dB = dist::DistDenseMatrix<float>::scatter(comm, B, cs.b_rows);
+  dist::DistDenseMatrix<float> dC(comm, dA.partition(), B.ncols());
+  dist::mxm(dC, dA, dB, s, opt);
+  const std::vector<float> got = dC.gather().to_row_major();
+
+  // the fp32 bound for plus: each sum of k terms in any order is within
+  // (k + 1) eps sum |a_ij b_jk| of the exact one, twice over (the reference too)
+  const auto Ah = A.to(Device::cpu());
+  const auto off = Ah.row_offsets();
+  const auto col = Ah.col_indices();
+  const auto val = Ah.values();
+  const std::vector<float> b = B.to_row_major();
+  const Index N = B.ncols();
+  std::size_t bad = 0;
+  for (Index i = 0; i < A.nrows(); ++i)
+    for (Index k = 0; k < N; ++k) {
+      const std::size_t at = static_cast<std::size_t>(i * N + k);
+      bool ok;
+      if constexpr (S::id == SemiringId::plus_times || S::id == SemiringId::plus_second) {
+        double mag = 0;
+        for (Index e = off[i]; e < off[i + 1]; ++e)
+          mag += std::abs((S::id == SemiringId::plus_times ? double(val[e]) : 1.0) * b[static_cast<std::size_t>(col[e] * N + k)]);
+        const double tol = 2.0 * (double(off[i + 1] - off[i]) + 1) * 1.2e-7 * mag + 1e-30;
+        ok = std::abs(double(got[at]) - ref[at]) <= tol;
+      } else if constexpr (S::id == SemiringId::any_second) {
+        // any one of the row's candidates, or the identity for an empty row
+        ok = off[i] == off[i + 1] ? got[at] == 0.0f : false;
+        for (Index e = off[i]; e < off[i + 1] && !ok; ++e) ok = got[at] == b[static_cast<std::size_t>(col[e] * N + k)];
+      } else {
+        ok = got[at] == ref[at] || (std::isnan(got[at]) && std::isnan(ref[at]));
+      }
+      if (!ok && bad++ < 5)
+        std::printf("MISMATCH %s p=%d %s N=%lld exchange=%d overlap=%d: C(%lld,%lld) = %.9g, single device %.9g\n",
+                    label.c_str(), p, cs.what.c_str(), static_cast<long long>(N), static_cast<int>(opt.exchange), opt.overlap,
+                    static_cast<long long>(i), static_cast<long long>(k), got[at], ref[at]);
+    }
+  INFO(label << " p=" << p << " " << cs.what << " N=" << N << " exchange=" << static_cast<int>(opt.exchange)
+             << " overlap=" << opt.overlap);
+  CHECK(bad == 0);
+}
+
+template <class S>
+void sweep(const SparseMatrix<float>& A, S s, const std::string& label, std::vector<Index> widths, std::uint64_t seed) {
+  for (int p = 1; p <= disttest::max_ranks(); ++p)
+    for (const Case& cs : cases_for(A, p))
+      for (Index N : widths) {
+        const DenseMatrix<float> B = random_dense(A.ncols(), N, seed + static_cast<std::uint64_t>(N));
+        for (auto ex : {dist::Exchange::rows, dist::Exchange::allgather})
+          for (bool overlap : {true, false}) {
+            if (ex == dist::Exchange::allgather && !overlap) continue;
+            check_against_single_device(A, B, s, label, p, cs, {.exchange = ex, .overlap = overlap});
+          }
+      }
+}
+
+}  // namespace
+
+TEST_CASE("dist mxm equals the single-device mxm: plus_times, generated matrices", "[dist]") {
+  sweep(random_matrix(300, 300, 6, 11, false), semiring::plus_times<float>{}, "square 300", {1, 5, 33}, 100);
+  sweep(random_matrix(211, 357, 4, 12, false), semiring::plus_times<float>{}, "211 x 357", {1, 32}, 200);
+}
+
+TEST_CASE("dist mxm equals the single-device mxm exactly: min / max semirings", "[dist]") {
+  const auto A = random_matrix(257, 257, 5, 13, true);
+  sweep(A, semiring::max_times<float>{}, "max_times", {1, 17}, 300);
+  sweep(A, semiring::min_plus<float>{}, "min_plus", {3, 64}, 400);
+  sweep(A, semiring::max_plus<float>{}, "max_plus", {2}, 500);
+  sweep(A, semiring::min_times<float>{}, "min_times", {2}, 600);
+  sweep(A, semiring::max_min<float>{}, "max_min", {7}, 700);
+  sweep(A, semiring::min_max<float>{}, "min_max", {7}, 800);
+  sweep(A, semiring::min_second<float>{}, "min_second", {4}, 900);
+  sweep(A, semiring::plus_pair<float>{}, "plus_pair", {4}, 1000);  // counts: exact
+  sweep(A, semiring::plus_second<float>{}, "plus_second", {4}, 1100);
+  sweep(A, semiring::any_second<float>{}, "any_second", {4}, 1200);
+}
+
+TEST_CASE("dist mxm on the shared graphs", "[dist][data]") {
+  int ran = 0;
+  for (const char* name : {"karate.mtx.gz", "email-Eu-core.mtx.gz", "cora.mtx.gz", "jagmesh7.mtx.gz", "lp_afiro.mtx.gz"}) {
+    const std::string path = geblas::test::data_file(name);
+    if (path.empty()) {
+      std::printf("SKIPPED %s: not in %s\n", name, geblas::test::data_dir().string().c_str());
+      continue;
+    }
+    const auto A = io::read_matrix_market<float>(path, {.duplicates = binop::plus<float>{}});
+    const int p = std::min(3, disttest::max_ranks());
+    for (const Case& cs : cases_for(A, p)) {
+      const DenseMatrix<float> B = random_dense(A.ncols(), 16, 77);
+      check_against_single_device(A, B, semiring::plus_times<float>{}, name, p, cs, {});
+      check_against_single_device(A, B, semiring::max_times<float>{}, name, p, cs, {});
+      check_against_single_device(A, B, semiring::min_plus<float>{}, name, p, cs, {.exchange = dist::Exchange::allgather});
+    }
+    ++ran;
+  }
+  if (ran == 0) WARN("no shared graph found: set GEBLAS_DATA_DIR");
+}
+
+TEST_CASE("dist mxm: repeated products reuse the cached lists, N changes, double values", "[dist]") {
+  const int p = std::min(3, disttest::max_ranks());
+  const Communicator comm = disttest::communicator(p);
+  const auto Af = random_matrix(150, 150, 5, 21, true);
+  const auto t = Af.extract_tuples();
+  std::vector<Tuple<double>> td;
+  for (const auto& e : t) td.push_back({e.row, e.col, double(e.value)});
+  const auto A = SparseMatrix<double>::from_tuples(150, 150, td);
+  auto dA = dist::DistSparseMatrix<double>::scatter(comm, A);
+  for (Index N : {8, 1, 8, 65}) {
+    const auto B = DenseMatrix<double>::random(150, N, Device::cpu(), static_cast<std::uint64_t>(N));
+    auto dB = dist::DistDenseMatrix<double>::scatter(comm, B);
+    dist::DistDenseMatrix<double> dC(comm, dA.partition(), N);
+    dist::mxm(dC, dA, dB, semiring::max_plus<double>{});
+    DenseMatrix<double> R(150, N);
+    mxm(R, A, B, semiring::max_plus<double>{});
+    CHECK(dC.gather().to_row_major() == R.to_row_major());
+  }
+}
+
+TEST_CASE("dist mxm: bytes moved per product match the matrix's column structure", "[dist]") {
+  const auto A = random_matrix(240, 240, 3, 31, true);
+  const auto off = A.row_offsets();
+  const auto col = A.col_indices();
+  for (int p = 2; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    const Index N = 16;
+    auto dA = dist::DistSparseMatrix<float>::scatter(comm, A);
+    auto dB = dist::DistDenseMatrix<float>::scatter(comm, random_dense(240, N, 5));
+    dist::DistDenseMatrix<float> dC(comm, dA.partition(), N);
+    // independent count: distinct columns of each rank's rows owned by another rank
+    std::uint64_t halo = 0;
+    for (int r = 0; r < p; ++r) {
+      std::set<Index> need;
+      for (Index i = dA.partition().begin(r); i < dA.partition().end(r); ++i)
+        for (Index e = off[i]; e < off[i + 1]; ++e)
+          if (col[e] < dB.partition().begin(r) || col[e] >= dB.partition().end(r)) need.insert(col[e]);
+      halo += need.size();
+    }
+    const auto rows = dist::mxm(dC, dA, dB, semiring::plus_times<float>{});
+    CHECK(rows.halo_rows == halo);
+    CHECK(rows.bytes_sent == halo * N * sizeof(float));
+    const auto all = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}, {.exchange = dist::Exchange::allgather});
+    CHECK(all.bytes_sent == std::uint64_t(p - 1) * 240 * N * sizeof(float));
+    CHECK(rows.bytes_sent < all.bytes_sent);
+  }
+}
+
+TEST_CASE("dist read_matrix_market: each rank keeps its rows", "[dist][data]") {
+  const std::string path = geblas::test::data_file("karate.mtx.gz");
+  if (path.empty()) {
+    WARN("SKIPPED: karate.mtx.gz not in " << geblas::test::data_dir().string());
+    return;
+  }
+  const auto A = io::read_matrix_market<float>(path);
+  const int p = std::min(3, disttest::max_ranks());
+  const Communicator comm = disttest::communicator(p);
+  const Partition part({0, 5, 5, A.nrows()});
+  if (p != 3) return;
+  auto dA = dist::DistSparseMatrix<float>::read_matrix_market(comm, path, part);
+  for (int k = 0; k < 3; ++k) {
+    const auto L = dA.local(k).to(Device::cpu());
+    CHECK(L.nrows() == part.count(k));
+    const auto lt = L.extract_tuples();
+    std::vector<Tuple<float>> expect;
+    for (const auto& e : A.extract_tuples())
+      if (e.row >= part.begin(k) && e.row < part.end(k)) expect.push_back({e.row - part.begin(k), e.col, e.value});
+    CHECK(lt == expect);
+  }
+}
+
+TEST_CASE("dist: bad input gives a clear error, never a hang", "[dist][errors]") {
+  const auto A = random_matrix(60, 60, 3, 41, true);
+  const int p = std::min(3, disttest::max_ranks());
+  const Communicator comm = disttest::communicator(p);
+  CHECK_THROWS_AS(Communicator::host(0), InvalidValue);
+  CHECK_THROWS_AS(Partition(std::vector<Index>{0, 5, 3}), InvalidValue);
+  CHECK_THROWS_AS(Partition(std::vector<Index>{1, 5}), InvalidValue);
+  // a partition of the wrong size for the communicator, or not covering the rows
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::scatter(comm, A, Partition::even(60, p + 1)), InvalidValue);
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::scatter(comm, A, Partition::even(59, p)), DimensionMismatch);
+  auto dA = dist::DistSparseMatrix<float>::scatter(comm, A);
+  auto dB = dist::DistDenseMatrix<float>::scatter(comm, random_dense(60, 4, 1));
+  // C partitioned unlike A
+  if (p >= 2) {
+    std::vector<Index> o = dA.partition().offsets;
+    o[1] = o[1] == 0 ? 1 : o[1] - 1;
+    dist::DistDenseMatrix<float> wrongC(comm, Partition(o), 4);
+    CHECK_THROWS_AS(dist::mxm(wrongC, dA, dB, semiring::plus_times<float>{}), InvalidValue);
+  }
+  dist::DistDenseMatrix<float> dC(comm, dA.partition(), 4);
+  // shapes
+  auto dB5 = dist::DistDenseMatrix<float>::scatter(comm, random_dense(61, 4, 1));
+  CHECK_THROWS_AS(dist::mxm(dC, dA, dB5, semiring::plus_times<float>{}), DimensionMismatch);
+  dist::DistDenseMatrix<float> dC3(comm, dA.partition(), 3);
+  CHECK_THROWS_AS(dist::mxm(dC3, dA, dB, semiring::plus_times<float>{}), DimensionMismatch);
+  // operands on another communicator
+  if (disttest::reference_device().is_cpu()) {
+    auto dB_other = dist::DistDenseMatrix<float>::scatter(Communicator::host(p), random_dense(60, 4, 1));
+    CHECK_THROWS_AS(dist::mxm(dC, dA, dB_other, semiring::plus_times<float>{}), InvalidValue);
+  }
+  // one rank fails to allocate: the error reaches the caller, and the communicator
+  // stays usable for the next product
+  const int victim = p - 1;
+  dist::detail::fail_next_allocation_on_rank(victim);
+  try {
+    dist::mxm(dC, dA, dB, semiring::plus_times<float>{});
+    FAIL("the injected allocation failure was not reported");
+  } catch (const OutOfMemory& e) {
+    CHECK(std::string(e.what()).find("rank " + std::to_string(victim)) != std::string::npos);
+  }
+  dist::mxm(dC, dA, dB, semiring::plus_times<float>{});
+  DenseMatrix<float> R(60, 4);
+  mxm(R, A, random_dense(60, 4, 1), semiring::plus_times<float>{});
+  const auto got = dC.gather().to_row_major(), ref = R.to_row_major();
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - ref[i]) <= 1e-4f * (1 + std::abs(ref[i])));
+  if (!dist::nccl_compiled()) CHECK_THROWS_AS(Communicator::nccl(), NotImplemented);
+  if (!dist::mpi_compiled()) CHECK_THROWS_AS(Communicator::nccl_mpi(), NotImplemented);
+}
+
+TEST_CASE("dist: an exchange that cannot complete raises CommunicationError, never hangs", "[dist][errors][timeout]") {
+  if (disttest::max_ranks() < 2) return;
+  const double timeout_s = 3;
+  const Communicator comm = disttest::fresh_communicator(2, timeout_s);
+  auto& t = comm.transport();
+  REQUIRE(t.local_ranks().size() == 2);  // both ranks in this process
+  // rank 0 sends to rank 1, which posts no receive: NCCL would wait forever
+  geblas::detail::RawBuffer buf(256, comm.device(0));
+  std::vector<dist::detail::RankTransfers> tr(2);
+  tr[0].sends.push_back({1, buf.data(), buf.bytes()});
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS((t.start(tr), t.finish()), dist::CommunicationError);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited < timeout_s + 20);
+  if (!comm.device(0).is_cpu()) {
+    // NCCL aborted the communicator: later calls say so instead of hanging
+    CHECK_THROWS_AS(dist::DistDenseMatrix<float>(comm, Partition::even(10, 2), 3), dist::CommunicationError);
+  }
+}
+
+TEST_CASE("dist GNN aggregation equals the single-device algorithms", "[dist][gnn]") {
+  const auto A = random_matrix(260, 260, 5, 51, false);
+  const Index f = 24;
+  const auto X = random_dense(260, f, 52);
+  const Device dev = disttest::reference_device();
+  DenseMatrix<float> mean1(260, f, dev), max1(260, f, dev), gcn1(260, f, dev);
+  const auto Ad = A.to(dev);
+  const auto Xd = X.to(dev);
+  algo::sage_mean_aggregate(mean1, Ad, Xd);
+  algo::sage_max_aggregate(max1, Ad, Xd);
+  const auto A_hat = algo::gcn_normalize(Ad);
+  algo::gcn_aggregate(gcn1, A_hat, Xd);
+  const auto rm = mean1.to_row_major(), rx = max1.to_row_major(), rg = gcn1.to_row_major();
+  const auto x = X.to_row_major();
+  const auto off = A.row_offsets();
+  const auto col = A.col_indices();
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      auto dH = dist::DistSparseMatrix<float>::scatter(comm, A_hat.to(Device::cpu()), cs.a_rows);
+      auto dX = dist::DistDenseMatrix<float>::scatter(comm, X, cs.b_rows);
+      dist::DistDenseMatrix<float> Y(comm, dA.partition(), f);
+      dist::sage_mean_aggregate(Y, dA, dX);
+      const auto gm = Y.gather().to_row_major();
+      dist::sage_max_aggregate(Y, dA, dX);
+      const auto gx = Y.gather().to_row_major();
+      dist::gcn_aggregate(Y, dH, dX);
+      const auto gg = Y.gather().to_row_major();
+      std::size_t bad = 0;
+      for (Index i = 0; i < 260; ++i)
+        for (Index k = 0; k < f; ++k) {
+          const std::size_t at = static_cast<std::size_t>(i * f + k);
+          double mag = 0;
+          for (Index e = off[i]; e < off[i + 1]; ++e) mag += std::abs(x[static_cast<std::size_t>(col[e] * f + k)]);
+          const double len = double(off[i + 1] - off[i]);
+          const double tol_mean = 2 * (len + 1) * 1.2e-7 * mag / std::max(1.0, len) + 1e-30;
+          bad += std::abs(double(gm[at]) - rm[at]) > tol_mean;
+          bad += gx[at] != rx[at];
+          bad += std::abs(double(gg[at]) - rg[at]) > 2 * (len + 2) * 1.2e-7 * (mag + std::abs(x[at])) + 1e-30;
+        }
+      INFO("p=" << p << " " << cs.what);
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("dist transpose and PageRank equal the single-device results", "[dist][pagerank]") {
+  const auto A = random_matrix(230, 230, 4, 61, true);  // empty rows: dangling vertices
+  const Device dev = disttest::reference_device();
+  const auto pr1 = algo::pagerank(A.to(dev));
+  const auto ref = pr1.ranks.to(Device::cpu()).to_std_vector();
+  std::vector<Tuple<float>> at;
+  for (const auto& e : A.extract_tuples()) at.push_back({e.col, e.row, e.value});
+  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      INFO("p=" << p << " " << cs.what);
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      // the transpose, every entry, rank by rank
+      const auto dT = dist::transpose(dA, cs.b_rows);
+      std::vector<Tuple<float>> got;
+      for (std::size_t k = 0; k < comm.local_ranks().size(); ++k)
+        for (const auto& e : dT.local(static_cast<int>(k)).to(Device::cpu()).extract_tuples())
+          got.push_back({e.row + dT.partition().begin(comm.local_ranks()[k]), e.col, e.value});
+      CHECK(got == at);
+      const auto pr = dist::pagerank(dA);
+      INFO("distributed: " << pr.iterations << " iterations, delta " << pr.delta << "; single device: " << pr1.iterations << ", delta " << pr1.delta);
+      CHECK(pr.converged == pr1.converged);
+      CHECK(std::abs(pr.iterations - pr1.iterations) <= 1);
+      const auto x = pr.ranks.gather().to_row_major();
+      double err = 0;
+      for (Index i = 0; i < 230; ++i) err = std::max(err, std::abs(double(x[static_cast<std::size_t>(i)]) - double(ref[static_cast<std::size_t>(i)])));
+      CHECK(err < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("dist multi-source SSSP equals the single-device result exactly", "[dist][sssp]") {
+  const auto A = random_matrix(240, 240, 3, 71, true);  // integer weights: sums are exact
+  const std::vector<Index> sources{0, 3, 100, 239, 5};
+  const Device dev = disttest::reference_device();
+  const auto s1 = algo::sssp(A.to(dev), sources);
+  const auto ref = s1.distances.to_row_major();
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      INFO("p=" << p << " " << cs.what << ": " << s1.rounds << " rounds on one device");
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      const auto s = dist::sssp(dA, sources);
+      CHECK(s.distances.gather().to_row_major() == ref);
+      CHECK(std::abs(s.rounds - s1.rounds) <= 1);
+    }
+  }
+  const Communicator comm = disttest::communicator(std::min(2, disttest::max_ranks()));
+  auto dA = dist::DistSparseMatrix<float>::scatter(comm, A);
+  CHECK_THROWS_AS(dist::sssp(dA, {240}), IndexOutOfBounds);
+  CHECK_THROWS_AS(dist::sssp(dA, {}), InvalidValue);
+  const auto neg = SparseMatrix<float>::from_tuples(3, 3, std::vector<Index>{0, 1}, std::vector<Index>{1, 2},
+                                                    std::vector<float>{1.0f, -1.0f});
+  CHECK_THROWS_AS(dist::sssp(dist::DistSparseMatrix<float>::scatter(comm, neg), {0}), InvalidValue);
+}
