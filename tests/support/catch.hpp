@@ -12,3 +12,18 @@
 #else
 #include <catch2/catch.hpp>
 #endif
+
+#include <string>
+
+namespace geblas::test {
+
+// The substring matcher, whose name differs between Catch2 2 and 3.
+inline auto contains(const std::string& text) {
+#if GEBLAS_CATCH2_MAJOR >= 3
+  return Catch::Matchers::ContainsSubstring(text);
+#else
+  return Catch::Matchers::Contains(text);
+#endif
+}
+
+}  // namespace geblas::test

@@ -35,19 +35,27 @@ struct DispatchPolicy {
   //   where nnz_split_rows_long was 1.03-1.07x; at N <= 64 nnz_split_long 1.06-1.94x).
   //   Before, these graphs were above the family's range and ran row_pieces / row_split
   //   (0.81-0.93x on R-MAT 20, 0.83x on uniform at N = 32).
-  // - a longest row > long_row, N <= small_n: nnz_split_long from huge_nnz entries,
-  //   row_pieces where the mean row is >= dense_mean_row, else nnz_split_fused;
+  // - a longest row > long_row, N <= small_n: nnz_split_long_waves from huge_nnz entries,
+  //   row_pieces where the mean row is >= dense_mean_row, nnz_split_long_waves from
+  //   waves_min_entries entries, else nnz_split_fused. Fitted on the H200 run of
+  //   2026-11-26 (docs/notes/runs/2026-11-26-h200-variants.md): units sized to fill the
+  //   last wave of resident warps ran cit-HepPh 1.31x the best cuSPARSE against 1.02x with
+  //   nnz_split_fused, email-Enron 1.13x against 0.99x, soc-Slashdot0902 0.70x against 0.66x
+  //   with nnz_split_long; below 300k entries (ca-CondMat, as-caida, wiki-Vote,
+  //   p2p-Gnutella31) they lost 8-18% to nnz_split_fused, and musae-facebook (342k) 3%.
   // - a longest row > long_row, N > small_n, many_rows rows or more: nnz_split_rows_long
   //   from N = large_n where the mean row is >= walk_rows_mean (ego-Twitter 0.97-0.99x
   //   against 0.88-0.91x with nnz_split_long, cit-HepPh 0.96-1.18x against 0.92-1.11x,
   //   musae-facebook 0.84-1.05x against 0.79-1.03x), else nnz_split_long (email-Enron and
   //   as-caida, mean rows 10 and 4, lost 5-15% with the row walk);
-  // - a longest row > long_row, fewer rows: nnz_split_rows_long at N >= wide_n from
-  //   some_rows rows (musae-crocodile 0.80x against 0.68x with row_pieces, astro-ph 1.09x
-  //   against 0.94x, ca-AstroPh 1.00x against 0.93x at N = 512); else row_pieces.
-  //   row_pieces folds the 32-entry pieces of hub rows for a third of its time there
-  //   (row_pieces.cu); row_pieces_long, its remedy, is registered and forced by the tests
-  //   but has not been timed on a GPU yet, so no rule picks it.
+  // - a longest row > long_row, fewer rows: nnz_split_rows_long at N >= wide_n (H100,
+  //   2026-11-25: musae-crocodile 0.80x against 0.68x with row_pieces, astro-ph 1.09x
+  //   against 0.94x, ca-AstroPh 1.00x against 0.93x; H200, 2026-11-26: also below 10k
+  //   rows, facebook_combined 0.77x against 0.69x, wiki-Vote 0.79x against 0.72x,
+  //   musae-squirrel 0.75x against 0.73x); else row_pieces, which stays ahead at N = 128
+  //   (by 10-20% on musae-crocodile, musae-squirrel, wiki-Vote, astro-ph). row_pieces_long
+  //   (pieces of 128 entries) was within 5% of the better of the two everywhere but
+  //   never the best by more, so no rule picks it.
   // - longest row in (short_row, long_row]: nnz_split_fused for a mean row below
   //   sparse_mean_row (p2p-Gnutella31, 74% empty rows), else row_split (bcsstk16).
   static constexpr Index nnz_split_min_entries = 100000;
@@ -60,7 +68,7 @@ struct DispatchPolicy {
   static constexpr double dense_mean_row = 20;
   static constexpr double walk_rows_mean = 12;
   static constexpr Index many_rows = 20000;
-  static constexpr Index some_rows = 10000;
+  static constexpr Index waves_min_entries = 300000;
   static constexpr double sparse_mean_row = 8;
 };
 
@@ -114,12 +122,16 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
   if (s.max_row > P::long_row) {
     if (p.n <= P::small_n) {
       if (s.nvals >= P::huge_nnz) {
-        why = "long rows, small N, many entries: equal entries per warp, long units";
-        return nnz_split_long_variant();
+        why = "long rows, small N, many entries: equal entries per warp, units that fill the last wave";
+        return nnz_split_long_waves_variant();
       }
       if (s.mean_row >= P::dense_mean_row) {
         why = "long rows, small N, dense rows: cut into pieces";
         return row_pieces_variant();
+      }
+      if (s.nvals >= P::waves_min_entries) {
+        why = "long rows, small N: equal entries per warp, units that fill the last wave";
+        return nnz_split_long_waves_variant();
       }
       why = "long rows, small N: equal entries per warp";
       return nnz_split_fused_variant();
@@ -132,7 +144,7 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       why = "long rows, many rows: equal entries per warp, long units";
       return nnz_split_long_variant();
     }
-    if (p.n >= P::wide_n && s.nrows >= P::some_rows) {
+    if (p.n >= P::wide_n) {
       why = "long rows, wide N: equal entries per warp, walked row by row";
       return nnz_split_rows_long_variant();
     }
