@@ -12,8 +12,10 @@
 // of the semiring's value type). Names of the add monoid: plus, times, min, max, lor,
 // land, lxor (their identity and terminal are the built-in ones). Names of the multiply:
 // first, second, pair, plus, minus, rminus, times, div, rdiv, min, max, lor, land, lxor,
-// eq, ne, gt, lt, ge, le (as geblas::binop). An expression add needs its identity (a
-// constant expression) and may give a terminal value (an annihilator: the CPU stops a
+// eq, ne, gt, lt, ge, le (as geblas::binop). An expression add must be associative and
+// commutative (the GPU kernels fold a row's products in an order of their choosing: an add
+// that is not gives results that differ from the CPU's and from call to call with the
+// variant), needs its identity (a constant expression) and may give a terminal value (an annihilator: the CPU stops a
 // row's sum there; the GPU kernels ignore it, as for the built-ins).
 //
 // The expression grammar, a subset of C with C's types and precedence:

@@ -174,8 +174,8 @@ DistPageRank pagerank(const DistSparse& A, const PageRankOptions& o) {
   if (A.rows.size() != A.ncols)
     throw DimensionMismatch(std::string(where) + ": A is " + std::to_string(A.rows.size()) + " x " + std::to_string(A.ncols) +
                             ", not square");
-  if (!(o.damping >= 0 && o.damping < 1) || !(o.tolerance > 0) || o.max_iterations < 1)
-    throw InvalidValue(std::string(where) + ": damping must be in [0, 1), tolerance > 0 and max_iterations >= 1");
+  if (!(o.damping >= 0 && o.damping < 1) || !(o.tolerance >= 0) || o.max_iterations < 1)
+    throw InvalidValue(std::string(where) + ": damping must be in [0, 1), tolerance >= 0 (0: run max_iterations) and max_iterations >= 1");
   if (A.type == TypeId::float32) return pagerank_typed<float>(A, o);
   if (A.type == TypeId::float64) return pagerank_typed<double>(A, o);
   throw NotImplemented(std::string(where) + ": float and double only");

@@ -1,7 +1,8 @@
 // The one-process-per-GPU path: run under `mpirun -np 2`; each process drives one GPU
 // through Communicator::nccl_mpi and the product is compared with the single-GPU one on
 // every process. Also: a communicator of the wrong size is an error on every rank.
-// Exit 77 (skipped) with fewer than 2 GPUs or processes.
+// Exit 77 (skipped) with fewer than 2 processes or fewer GPUs than processes (NCCL refuses
+// two ranks on one GPU).
 #include <mpi.h>
 
 #include <cmath>
@@ -14,8 +15,10 @@
 using namespace geblas;
 
 static int run(int rank, int size) {
-  if (size < 2 || cuda_device_count() < 1) {
-    if (rank == 0) std::printf("SKIPPED: needs 2 MPI processes and a GPU each (%d processes, %d GPUs)\n", size, cuda_device_count());
+  if (size < 2 || cuda_device_count() < size) {
+    if (rank == 0)
+      std::printf("SKIPPED: needs 2 MPI processes and a GPU for each (%d processes, %d GPUs visible)\n", size,
+                  cuda_device_count());
     return 77;
   }
   try {
