@@ -261,9 +261,21 @@ int main(int argc, char** argv) {
     if (over_budget() || a.pagerank_iters <= 0 || !A1opt) continue;
     const auto& A1 = *A1opt;
     // PageRank-style step: x = d * (A x) + (1 - d) / n, the product with N = 1 and two
-    // vector ops per rank (A's values stand for the normalised link matrix: the work
-    // per step is the same).
-    const float damping = 0.85f, teleport = 0.15f / static_cast<float>(n);
+    // vector ops per rank. A's values stand for the normalised link matrix (the work per
+    // step is the same); d is divided by A's largest absolute row sum so that x stays
+    // bounded (unscaled, it overflowed to inf within 20 steps and the check compared infs).
+    double max_row_sum = 0;
+    {
+      const auto& S = H.storage();
+      const Index* off = S.row_offsets.as<Index>();
+      const float* v = S.values.as<float>();
+      for (Index i = 0; i < S.nrows; ++i) {
+        double sum = 0;
+        for (Index e = off[i]; e < off[i + 1]; ++e) sum += std::abs(double(v[e]));
+        max_row_sum = std::max(max_row_sum, sum);
+      }
+    }
+    const float damping = static_cast<float>(0.85 / std::max(1.0, max_row_sum)), teleport = 0.15f / static_cast<float>(n);
     DenseMatrix<float> x1 = DenseMatrix<float>::constant(n, 1, 1.0f / static_cast<float>(n), Device::cuda(0));
     DenseMatrix<float> y1(n, 1, Device::cuda(0));
     auto dx = distribute(comm, rows, x1);

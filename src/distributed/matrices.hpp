@@ -39,7 +39,15 @@ struct SparsePlanCache {
   std::map<std::vector<Index>, ExchangePlan> by_b_partition;
   std::map<std::vector<Index>, std::vector<std::map<Index, gd::DenseStorage>>> full_by_b_partition;
   std::shared_ptr<DistSparse> sage_mean;  // D^-1 A over A's pattern, built on first use
+  // A' with its rows split like A's, built on first use by the algorithms that run on the
+  // transpose (PageRank, SSSP): the set-up all-to-all moves every entry through the host,
+  // seconds for tens of millions of entries, and A' keeps its own exchange plans.
+  std::shared_ptr<DistSparse> transpose_by_rows;
+  bool weights_nonnegative = false;  // checked by dist::sssp on every rank
 };
+
+// A' with rows partitioned like A's rows, cached on A (see SparsePlanCache).
+const DistSparse& cached_transpose(const DistSparse& A);
 
 // The sum over ranks of one non-negative value per local rank (pagerank.cpp).
 double sum_over_ranks(Transport& t, const std::vector<double>& mine);

@@ -3,8 +3,9 @@
 // the L1 change is below the tolerance, then x divided by its sum (which equals spreading
 // the dangling vertices' rank uniformly, and gives the same iteration counts as the
 // single-device run). Per iteration: one distributed product, rank-local vector steps on
-// the library's operations, and the L1 change summed over ranks. A' is built once by a distributed transpose: each rank sends every entry (i, j)
-// to the owner of row j (an all-to-all of the set-up kind, over the host collectives).
+// the library's operations, and the L1 change summed over ranks. A' is built by a
+// distributed transpose on the first call and kept with A: each rank sends every entry
+// (i, j) to the owner of row j (an all-to-all of the set-up kind, over the host collectives).
 #include <algorithm>
 #include <cstring>
 
@@ -69,6 +70,19 @@ DistSparse transpose(const DistSparse& A, const Partition& rows) {
   return out;
 }
 
+const DistSparse& cached_transpose(const DistSparse& A) {
+  {
+    std::lock_guard<std::mutex> lock(A.plans->mutex);
+    if (A.plans->transpose_by_rows) return *A.plans->transpose_by_rows;
+  }
+  // built outside the lock (a collective of its own); every rank of the process reaches
+  // this together, so no second builder races it
+  auto AT = std::make_shared<DistSparse>(transpose(A, A.rows));
+  std::lock_guard<std::mutex> lock(A.plans->mutex);
+  if (!A.plans->transpose_by_rows) A.plans->transpose_by_rows = std::move(AT);
+  return *A.plans->transpose_by_rows;
+}
+
 // The sum over ranks of one non-negative double per local rank: a maximum over
 // per-rank slots (the bit patterns of non-negative doubles order like their values).
 double sum_over_ranks(Transport& t, const std::vector<double>& mine) {
@@ -114,7 +128,7 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
   const Index n = A.rows.size();
   const std::size_t L = locals.size();
   // A' rows split like A's, so x, z and y share one partition and no vector moves
-  const DistSparse AT = transpose(A, A.rows);
+  const DistSparse& AT = cached_transpose(A);
   // 1 / out-degree (0 for dangling rows), per local rank
   std::vector<gd::DenseStorage> inv(L), scratch(L);
   DistDense x = make_dense(A.comm, A.rows, 1, A.type), y = make_dense(A.comm, A.rows, 1, A.type),

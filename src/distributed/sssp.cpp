@@ -23,16 +23,26 @@ DistSssp sssp_typed(const DistSparse& A, const std::vector<Index>& sources) {
   const auto& locals = t.local_ranks();
   const std::size_t L = locals.size();
   const Index n = A.rows.size(), k = static_cast<Index>(sources.size());
-  agree(t, where, [&](int r) {
-    const gd::SparseStorage& part = A.parts[static_cast<std::size_t>(r)];
-    const gd::SparseStorage P = part.device.is_cpu() ? part : gd::to_device(part, Device::cpu());
-    const T* v = P.values.as<T>();
-    for (Index e = 0; e < P.nvals; ++e)
-      if (!(v[e] >= T(0)))
-        throw InvalidValue(std::string(where) + ": weight " + std::to_string(double(v[e])) + " on rank " +
-                           std::to_string(locals[static_cast<std::size_t>(r)]) + " (weights must be >= 0 and not NaN)");
-  });
-  const DistSparse AT = transpose(A, A.rows);
+  // the weights are read back once per matrix (A is not modified after construction)
+  bool checked = false;
+  {
+    std::lock_guard<std::mutex> lock(A.plans->mutex);
+    checked = A.plans->weights_nonnegative;
+  }
+  if (!checked) {
+    agree(t, where, [&](int r) {
+      const gd::SparseStorage& part = A.parts[static_cast<std::size_t>(r)];
+      const gd::SparseStorage P = part.device.is_cpu() ? part : gd::to_device(part, Device::cpu());
+      const T* v = P.values.as<T>();
+      for (Index e = 0; e < P.nvals; ++e)
+        if (!(v[e] >= T(0)))
+          throw InvalidValue(std::string(where) + ": weight " + std::to_string(double(v[e])) + " on rank " +
+                             std::to_string(locals[static_cast<std::size_t>(r)]) + " (weights must be >= 0 and not NaN)");
+    });
+    std::lock_guard<std::mutex> lock(A.plans->mutex);
+    A.plans->weights_nonnegative = true;
+  }
+  const DistSparse& AT = cached_transpose(A);
   DistDense D = make_dense(A.comm, A.rows, k, A.type), T2 = make_dense(A.comm, A.rows, k, A.type);
   std::vector<gd::DenseStorage> changed(L);
   agree(t, where, [&](int r) {
