@@ -38,7 +38,7 @@ struct DispatchPolicy {
   // - a longest row > long_row, N <= small_n: nnz_split_long_waves from huge_nnz entries,
   //   row_pieces where the mean row is >= dense_mean_row, nnz_split_long_waves from
   //   waves_min_entries entries, else nnz_split_fused. Fitted on the H200 run of
-  //   2026-11-26 (docs/notes/runs/2026-11-26-h200-variants.md): units sized to fill the
+  //   2026-11-26 (docs/notes/runs/2026-11-26-h200-spmm-dist-jit.md): units sized to fill the
   //   last wave of resident warps ran cit-HepPh 1.31x the best cuSPARSE against 1.02x with
   //   nnz_split_fused, email-Enron 1.13x against 0.99x, soc-Slashdot0902 0.70x against 0.66x
   //   with nnz_split_long; below 300k entries (ca-CondMat, as-caida, wiki-Vote,
