@@ -12,6 +12,11 @@ options as keywords: mask=, accum=, replace=, structural_mask=, complement_mask=
 transpose_a=, transpose_b=, out=. Bad input raises a geblas.Error subclass that is also
 the matching built-in (ValueError, IndexError, TypeError, MemoryError, OSError, ...),
 carrying the C++ message. geblas.torch holds the autograd SpMM for PyTorch.
+
+Semirings defined at run time: ``s = geblas.Semiring("max", "a + b", dtype="float32")``
+or ``geblas.Semiring("a < b ? a : b", "a + b", dtype="int32", identity=2147483647)``, then
+``geblas.mxm(A, B, s)`` for sparse A and dense B: NVRTC compiles the tuned GPU kernels for
+it on first use (cached in memory and on disk), the CPU interprets the same expressions.
 """
 
 import functools as _functools
@@ -35,9 +40,13 @@ from ._geblas import (  # noqa: F401  (the public names)
     NotImplementedError,
     OutOfMemory,
     ParseError,
+    Semiring,
     Vector,
     cuda_compiled,
     cuda_device_count,
+    jit_cache_directory,
+    jit_clear_memory_cache,
+    jit_variants,
     read_matrix_market_header,
     reset_transfer_counts,
     transfer_counts,

@@ -19,6 +19,7 @@
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
 #include "geblas/io.hpp"
+#include "geblas/jit.hpp"
 #include "geblas/mask.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
@@ -401,10 +402,29 @@ IndexList index_list(py::handle obj) {
 
 // --- operations -----------------------------------------------------------------------
 
-py::object op_mxm(py::object a, py::object b, const std::string& semiring, py::object out, py::kwargs kw) {
+// mxm with a run-time semiring (geblas.Semiring): sparse x dense only, as in C++.
+py::object op_mxm_jit(Operand& A, Operand& B, const jit::Semiring& s, py::object out, py::kwargs kw) {
+  if (A.kind != Operand::Kind::sparse || B.kind != Operand::Kind::dense)
+    throw NotImplemented("mxm with a run-time semiring (" + s.name() +
+                         "): A must be sparse (geblas.Matrix or a SciPy matrix) and B dense; other shapes take the "
+                         "built-in semirings");
+  CallOptions c;
+  parse_options(c, kw, A.type(), "mxm");
+  const Index m = c.o.transpose_a ? A.sparse_s().ncols : A.sparse_s().nrows;
+  const Index n = c.o.transpose_b ? B.dense.nrows : B.dense.ncols;
+  DenseOut C = dense_out(out, m, n, s.type(), A.device(), "mxm");
+  return finish_dense(C, [&](DenseStorage& cs) { detail::jit_mxm(cs, A.sparse_s(), B.dense, s, c.o); });
+}
+
+py::object op_mxm(py::object a, py::object b, py::object semiring_obj, py::object out, py::kwargs kw) {
   Operand A = operand(a, "A"), B = operand(b, "B");
   if (A.kind == Operand::Kind::vector || B.kind == Operand::Kind::vector)
     throw DimensionMismatch("mxm: A and B must be matrices (2-D arrays or geblas.Matrix); use mxv / vxm for vectors");
+  if (py::isinstance<jit::Semiring>(semiring_obj))
+    return op_mxm_jit(A, B, semiring_obj.cast<const jit::Semiring&>(), out, kw);
+  if (!py::isinstance<py::str>(semiring_obj))
+    throw InvalidValue("mxm: semiring must be a name (e.g. 'max_plus') or a geblas.Semiring");
+  const std::string semiring = semiring_obj.cast<std::string>();
   const SemiringId sid = semiring_from_string(semiring.c_str());
   CallOptions c;
   parse_options(c, kw, A.type(), "mxm");
@@ -1278,6 +1298,36 @@ PYBIND11_MODULE(_geblas, m) {
 
   // --- operations -------------------------------------------------------------------------
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
+
+  // --- run-time semirings (<geblas/jit.hpp>) -----------------------------------------------
+  py::class_<jit::Semiring>(m, "Semiring",
+                            "A semiring defined at run time: add and multiply as built-in names or C-subset "
+                            "expressions over a and b (grammar: include/geblas/jit.hpp). An expression add needs its "
+                            "identity and must be associative and commutative; cuda=True takes the multiply as CUDA "
+                            "C++ (GPU only). Compiled by NVRTC on first use on a GPU, interpreted on the CPU.")
+      .def(py::init([](const std::string& add, const std::string& mul, const std::string& dtype, py::object identity,
+                       py::object terminal, bool cuda) {
+             const TypeId t = type_from_name(dtype);
+             auto text = [](py::handle h) {
+               if (h.is_none()) return std::string();
+               if (py::isinstance<py::str>(h)) return h.cast<std::string>();
+               return py::str(h).cast<std::string>();  // a number: its repr is a constant expression
+             };
+             if (identity.is_none() && !terminal.is_none())
+               throw InvalidValue("geblas.Semiring: a terminal needs an expression add with its identity");
+             const jit::monoid mo = identity.is_none() ? jit::monoid(add) : jit::monoid(add, text(identity), text(terminal));
+             if (cuda) return jit::Semiring(t, mo, jit::cuda_expr{mul});
+             return jit::Semiring(t, mo, mul);
+           }),
+           py::arg("add"), py::arg("mul"), py::arg("dtype") = "float32", py::arg("identity") = py::none(),
+           py::arg("terminal") = py::none(), py::arg("cuda") = false)
+      .def_property_readonly("name", &jit::Semiring::name)
+      .def_property_readonly("dtype", [](const jit::Semiring& s) { return type_name(s.type()); })
+      .def("cuda_source", &jit::Semiring::cuda_source)
+      .def("__repr__", [](const jit::Semiring& s) { return "geblas.Semiring(" + s.name() + ")"; });
+  m.def("jit_variants", &jit::variants, "The SpMM variants that run-time semirings are compiled for.");
+  m.def("jit_cache_directory", &jit::cache_directory, "The disk cache of compiled run-time semirings.");
+  m.def("jit_clear_memory_cache", &jit::clear_memory_cache, "Forgets the in-memory cache (the disk cache stays).");
   m.def(
       "mxv",
       [](py::object a, py::object u, const std::string& s, py::object out, py::kwargs kw) {
