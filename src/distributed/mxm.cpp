@@ -279,9 +279,11 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
       if (B.parts[j].ld != B.ncols || C.parts[j].ld != C.ncols || B.parts[j].layout != Layout::row_major)
         throw InvalidValue("dist::mxm: the local parts of B and C must be contiguous and row-major");
   });
-  std::int64_t h = partition_hash(A.rows, A.ncols) ^ (partition_hash(B.rows, B.ncols) * 3) ^
-                   (static_cast<std::int64_t>(s) << 8) ^ static_cast<std::int64_t>(o.exchange);
-  check_same_everywhere(t, where, "operands' partitions, semiring and exchange", h >> 2);
+  // combined in unsigned arithmetic (wraps by definition), then kept non-negative
+  const std::uint64_t h = static_cast<std::uint64_t>(partition_hash(A.rows, A.ncols)) ^
+                          (static_cast<std::uint64_t>(partition_hash(B.rows, B.ncols)) * 3u) ^
+                          (static_cast<std::uint64_t>(s) << 8) ^ static_cast<std::uint64_t>(o.exchange);
+  check_same_everywhere(t, where, "operands' partitions, semiring and exchange", static_cast<std::int64_t>(h >> 2));
 
   ExchangeStats stats;
   const Index N = B.ncols;
