@@ -4,7 +4,8 @@
 
 namespace geblas::dist::detail {
 
-std::shared_ptr<Transport> make_nccl_transport(std::vector<int>, const CommOptions&) {
+// The vector by value: the declaration of internal.hpp, whose NCCL definition keeps it.
+std::shared_ptr<Transport> make_nccl_transport(std::vector<int>, const CommOptions&) {  // NOLINT(performance-unnecessary-value-param)
   throw NotImplemented("dist::Communicator::nccl: geblas was built without NCCL (needs the CUDA backend and libnccl)");
 }
 
