@@ -158,14 +158,17 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
       if (X.parts[k].nrows) gd::ewise(z.parts[k], X.parts[k], inv[k], BinaryOpId::times, gd::EwiseKind::mult, Options{});
     // unweighted: plus_second reads the pattern of A' only
     mxm(y, AT, z, SemiringId::plus_second, DistMxmOptions{});
+    // every rank's vector steps queued before the first reduction waits on the host, so
+    // that the GPUs of one process work on them at the same time
     for (std::size_t k = 0; k < L; ++k) {
       if (X.parts[k].nrows == 0) continue;
       apply_scalar(y.parts[k], y.parts[k], BinaryOpId::times, &d);
       apply_scalar(y.parts[k], y.parts[k], BinaryOpId::plus, &base);
       gd::ewise(scratch[k], y.parts[k], X.parts[k], BinaryOpId::minus, gd::EwiseKind::mult, Options{});
       gd::apply(scratch[k], scratch[k], gd::ApplyOp{UnaryOpId::abs, BinaryOpId::none, nullptr}, Options{});
-      change[k] = scalar_sum<T>(scratch[k]);
     }
+    for (std::size_t k = 0; k < L; ++k)
+      if (X.parts[k].nrows) change[k] = scalar_sum<T>(scratch[k]);
     std::swap(X.parts, y.parts);
     res.delta = sum_over_ranks(t, change);
     res.iterations = it;
