@@ -14,6 +14,7 @@
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
 #include "cuda/jit/compiler.hpp"
+#include "cuda/spmm/dispatcher.hpp"
 #include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/nnz_split_kernel.cuh"
 #include "cuda/spmm/nnz_split_plan.hpp"
@@ -190,26 +191,8 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
   const DenseStorage& B = *args.B;
   DenseStorage& C = *args.C;
   const SemiringImpl& s = *args.semiring;
-  sp::SpmmProblem p;
-  p.m = A.nrows;
-  p.k = A.ncols;
-  p.n = C.ncols;
-  p.nnz = A.nvals;
-  p.row_offsets = A.row_offsets.as<Index>();
-  p.col_indices = A.col_indices.as<ColIndex>();
-  p.values = A.values.data();
-  p.B = B.data.data();
-  p.b_row_stride = B.layout == Layout::row_major ? B.ld : 1;
-  p.b_col_stride = B.layout == Layout::row_major ? 1 : B.ld;
-  p.C = C.data.data();
-  p.c_row_stride = C.layout == Layout::row_major ? C.ld : 1;
-  p.c_col_stride = C.layout == Layout::row_major ? 1 : C.ld;
-  p.type = C.type;
-  p.device = C.device.ordinal();
   std::shared_ptr<const RowStats> stats;
-  if (p.m > 0 && p.nnz > 0) stats = cached_row_stats(A);
-  p.stats = stats.get();
-  p.matrix = &A;
+  sp::SpmmProblem p = sp::problem_of(A, B, C, stats);
 
   const sp::SpmmVariant* v = nullptr;
   std::string reason;

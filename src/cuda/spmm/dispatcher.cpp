@@ -79,10 +79,8 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
   return *v;
 }
 
-void mxm_sparse_dense(const SpmmArgs& args) {
-  const SparseStorage& A = *args.A;
-  const DenseStorage& B = *args.B;
-  DenseStorage& C = *args.C;
+SpmmProblem problem_of(const SparseStorage& A, const DenseStorage& B, DenseStorage& C,
+                       std::shared_ptr<const RowStats>& stats) {
   SpmmProblem p;
   p.m = A.nrows;
   p.k = A.ncols;
@@ -98,13 +96,21 @@ void mxm_sparse_dense(const SpmmArgs& args) {
   p.c_row_stride = C.layout == Layout::row_major ? C.ld : 1;
   p.c_col_stride = C.layout == Layout::row_major ? 1 : C.ld;
   p.type = C.type;
-  p.semiring = args.semiring;
-  p.accumulate = args.accumulate;
   p.device = C.device.ordinal();
-  std::shared_ptr<const RowStats> stats;
   if (p.m > 0 && p.nnz > 0) stats = cached_row_stats(A);
   p.stats = stats.get();
   p.matrix = &A;
+  return p;
+}
+
+void mxm_sparse_dense(const SpmmArgs& args) {
+  const SparseStorage& A = *args.A;
+  const DenseStorage& B = *args.B;
+  DenseStorage& C = *args.C;
+  std::shared_ptr<const RowStats> stats;
+  SpmmProblem p = problem_of(A, B, C, stats);
+  p.semiring = args.semiring;
+  p.accumulate = args.accumulate;
   p.allow_tf32 = args.allow_tf32;
 
   const SpmmVariant* v = nullptr;
