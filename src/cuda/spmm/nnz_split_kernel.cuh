@@ -40,13 +40,6 @@ struct CutRow {
   int pieces;
 };
 
-// A load that reads L2 (not this SM's L1), for partial rows other warps wrote.
-template <class T>
-__device__ __forceinline__ T load_shared_l2(const T* p) {
-  if constexpr (std::is_same_v<T, bool>) return *reinterpret_cast<const volatile unsigned char*>(p) != 0;
-  else return *static_cast<const volatile T*>(p);
-}
-
 // A finished row (or the sum of a piece) of the unit: to C, or to the piece's workspace row.
 template <class Ops, int V, bool RowMajor>
 __device__ __forceinline__ void emit(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, const Unit& u,

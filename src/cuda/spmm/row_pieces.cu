@@ -48,27 +48,28 @@ __global__ void pieces_fill(Index m, const Index* ro, Index P, Index blocked_tot
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
     const Index b = ro[i], e = ro[i + 1];
     if (e - b <= P) {
-      units[blocked_total + loose_at[i]] = {b, e, static_cast<int>(i), -1};
+      units[blocked_total + loose_at[i]] = {b, e, static_cast<int>(i), -1, -1};
       continue;
     }
     const Index k = (e - b + P - 1) / P;
     const int first = static_cast<int>(partial_at[i]);
+    const int c = static_cast<int>(cut_at[i]);
     const auto piece = [&](Index q) { return b + q * P < e ? b + q * P : e; };
     if (k < RowPiecesPolicy::min_block_pieces) {
-      cut[cut_at[i]] = {static_cast<int>(i), first, static_cast<int>(k)};
+      cut[c] = {static_cast<int>(i), first, static_cast<int>(k)};
       Unit* u = units + blocked_total + loose_at[i];
       for (Index q = 0; q < k; ++q) {
         const Index s = piece(q);
-        u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), first + static_cast<int>(q)};
+        u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), first + static_cast<int>(q), c};
       }
       continue;
     }
     const Index blocks = (k + block_units - 1) / block_units;
-    cut[cut_at[i]] = {static_cast<int>(i), first, static_cast<int>(blocks)};
+    cut[c] = {static_cast<int>(i), first, static_cast<int>(blocks)};
     Unit* u = units + blocked_at[i];
     for (Index q = 0; q < blocks * block_units; ++q) {
       const Index s = piece(q);
-      u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), -2 - (first + static_cast<int>(q / block_units))};
+      u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), -2 - (first + static_cast<int>(q / block_units)), c};
     }
   }
 }
@@ -116,17 +117,43 @@ Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces) {
 
 namespace {
 
+// The workspace: the partial rows (compute type), then, for the fused fold, one arrival
+// counter per cut row and column tile, zeroed on the stream before the kernel.
+struct Workspace {
+  std::size_t partial_bytes = 0, counter_bytes = 0;
+};
+
+Workspace workspace_of(const SpmmProblem& p, const PiecesPlan& plan, bool fused) {
+  Workspace w;
+  w.partial_bytes = static_cast<std::size_t>(plan.piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
+  w.partial_bytes = (w.partial_bytes + 255) / 256 * 256;
+  if (fused && plan.cut_count > 0) {
+    const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
+    const Index tile_width = static_cast<Index>(v) << log2_of(slot_lanes(p.n, v));
+    const Index tiles = (p.n + tile_width - 1) / tile_width;
+    w.counter_bytes = static_cast<std::size_t>(plan.cut_count * tiles) * sizeof(unsigned);
+  }
+  return w;
+}
+
 template <class Ops, int V, bool RowMajor>
-void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
+void launch(const SpmmProblem& p, Ops ops, Index piece, bool fused, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const auto plan = row_pieces_plan(*p.matrix, piece);
   const LaunchShape s = row_pieces_shape(plan->unit_count, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);  // compute type
+  unsigned* counters = nullptr;
+  const Workspace w = workspace_of(p, *plan, fused);
+  if (w.counter_bytes > 0) {
+    counters = reinterpret_cast<unsigned*>(static_cast<char*>(workspace) + w.partial_bytes);
+    GEBLAS_CUDA_CHECK(cudaMemsetAsync(counters, 0, w.counter_bytes, stream));
+  }
+  const auto* cut_rows = plan->cut_rows.as<CutRow>();
   row_pieces_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, 0, stream>>>(
-      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, partial);
+      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, partial, cut_rows, counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
+  if (!counters) launch_fold(op, ops, cut_rows, plan->cut_count, partial, stream);
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
@@ -138,25 +165,26 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <bool Long>
+template <bool Long, bool Fused>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
   const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long));
-  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
+  const Workspace w = workspace_of(p, *plan, Fused);
+  return w.partial_bytes + w.counter_bytes;
 }
 
-// The piece length is a property of the work list only: both variants run the same kernels.
-template <bool Long>
+// The piece length is a property of the work list only: the variants run the same kernels.
+template <bool Long, bool Fused>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
   const Index piece = row_pieces_piece_length(p, Long);
   with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, piece, workspace, stream);
-      return launch<Ops, 1, true>(p, ops, piece, workspace, stream);
+      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, piece, Fused, workspace, stream);
+      return launch<Ops, 1, true>(p, ops, piece, Fused, workspace, stream);
     } else {
-      launch<Ops, 1, RowMajor>(p, ops, piece, workspace, stream);
+      launch<Ops, 1, RowMajor>(p, ops, piece, Fused, workspace, stream);
     }
   });
 }
@@ -165,13 +193,20 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 
 const SpmmVariant& row_pieces_variant() {
   static const SpmmVariant v{"row_pieces", "a warp per row, long rows cut into pieces folded by a second kernel",
-                             can_implement, workspace_bytes<false>, run<false>};
+                             can_implement, workspace_bytes<false, false>, run<false, false>};
   return v;
 }
 
 const SpmmVariant& row_pieces_long_variant() {
   static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 128 entries (fewer pieces to fold)",
-                             can_implement, workspace_bytes<true>, run<true>};
+                             can_implement, workspace_bytes<true, false>, run<true, false>};
+  return v;
+}
+
+const SpmmVariant& row_pieces_fused_variant() {
+  static const SpmmVariant v{"row_pieces_fused",
+                             "row_pieces whose cut rows are folded in the main kernel by the last of their pieces",
+                             can_implement, workspace_bytes<false, true>, run<false, true>};
   return v;
 }
 

@@ -36,6 +36,7 @@ struct Unit {
   // -1: the whole row; p >= 0: a piece writing partial row p of the workspace; -2 - p: a
   // piece of a blocked row, whose block adds its pieces into partial row p
   int piece;
+  int cut;  // a piece's row in the cut-row list (-1 for a whole row)
 };
 struct CutRow {
   int row;
@@ -50,10 +51,42 @@ struct CutRow {
 // musae-crocodile's 3546-entry row at N >= 128 become 14 partial rows), and the main
 // kernel writes 1/8 as many. Rows of fewer pieces keep a partial row per piece: a block
 // for each would leave most of its warps idle.
+//
+// With `counters` (row_pieces_fused: one per cut row and column tile, zero on entry), the
+// warp that writes a cut row's last partial row of a tile folds the row there (fence,
+// then count: the other partial rows are visible to whichever warp counts last), in
+// partial-row order, instead of a second kernel after the whole grid.
+template <class Ops, int V, bool RowMajor>
+__device__ __forceinline__ void fold_if_last(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops,
+                                             const CutRow* __restrict__ cut_rows, unsigned* counters, int cut,
+                                             Index tile, Index tiles, Index j, bool writer,
+                                             const typename Ops::T* __restrict__ partial) {
+  using T = typename Ops::T;
+  const int lane = threadIdx.x & 31;
+  __threadfence();
+  __syncwarp();
+  unsigned arrived = 0;
+  if (lane == 0) arrived = atomicAdd(counters + static_cast<Index>(cut) * tiles + tile, 1u);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  const CutRow r = cut_rows[cut];
+  if (arrived != static_cast<unsigned>(r.pieces - 1)) return;
+  __threadfence();
+  if (!writer) return;
+  const T* q = partial + static_cast<Index>(r.first_piece) * op.n + j;
+  T acc[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) acc[v] = load_shared_l2(q + v);
+  for (int k = 1; k < r.pieces; ++k)
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], load_shared_l2(q + static_cast<Index>(k) * op.n + v));
+  write_row(op, ops, r.row, j, false, acc);
+}
+
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     row_pieces_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
-                      Index unit_count, typename Ops::T* __restrict__ partial) {
+                      Index unit_count, typename Ops::T* __restrict__ partial, const CutRow* __restrict__ cut_rows,
+                      unsigned* counters) {
   using T = typename Ops::T;
   constexpr int warps = RowPiecesPolicy::block_threads / 32;
   const Index first = static_cast<Index>(blockIdx.x) * warps;
@@ -62,12 +95,13 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   const Index w = first + warp;
   const int lane = threadIdx.x & 31;
   const Index tile_width = static_cast<Index>(V) << log_w;
+  const Index tiles = (op.n + tile_width - 1) / tile_width;
   // block-uniform: a blocked row's blocks hold only its pieces and are full
   const bool blocked = units[first].piece <= -2;
   if (!blocked && w >= unit_count) return;
   const Unit u = units[w];
   __shared__ T sums[warps][32 * V];
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
+  for (Index tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
     const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
     const bool active = j < op.n;
     T acc[V];
@@ -76,21 +110,27 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     warp_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, acc);
     const bool writer = active && (lane >> log_w) == 0;
     if (!blocked) {
-      if (!writer) continue;
-      if (u.piece < 0) write_row(op, ops, u.row, j, u.beg == u.end, acc);
-      else store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
+      if (u.piece < 0) {
+        if (writer) write_row(op, ops, u.row, j, u.beg == u.end, acc);
+        continue;
+      }
+      if (writer) store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
+      if (counters) fold_if_last<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
       continue;
     }
     if (writer)
 #pragma unroll
       for (int v = 0; v < V; ++v) sums[warp][lane * V + v] = acc[v];
     __syncthreads();
-    if (warp == 0 && writer) {
-      // the padding units (no entries) are the block's last ones
-      for (int q = 1; q < warps && units[first + q].beg < units[first + q].end; ++q)
+    if (warp == 0) {
+      if (writer) {
+        // the padding units (no entries) are the block's last ones
+        for (int q = 1; q < warps && units[first + q].beg < units[first + q].end; ++q)
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], sums[q][lane * V + v]);
-      store_vec<T, V>(partial + static_cast<Index>(-2 - u.piece) * op.n + j, acc);
+          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], sums[q][lane * V + v]);
+        store_vec<T, V>(partial + static_cast<Index>(-2 - u.piece) * op.n + j, acc);
+      }
+      if (counters) fold_if_last<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
     }
     __syncthreads();  // sums is written again for the next tile
   }

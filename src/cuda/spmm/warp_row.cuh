@@ -41,6 +41,13 @@ __device__ __forceinline__ T shfl_xor(T x, int mask) {
   else return __shfl_xor_sync(0xffffffffu, x, mask);
 }
 
+// A load that reads L2 (not this SM's L1), for partial rows other warps wrote.
+template <class T>
+__device__ __forceinline__ T load_shared_l2(const T* p) {
+  if constexpr (std::is_same_v<T, bool>) return *reinterpret_cast<const volatile unsigned char*>(p) != 0;
+  else return *static_cast<const volatile T*>(p);
+}
+
 // acc (+)= sum over entries [beg, end) of A(row, k) (x) B(k, j .. j+V). Every lane of the
 // warp must call it with the same beg, end (warp-uniform trip counts); `active` says
 // whether the lane's columns are inside N. On return every lane of a slot column holds
