@@ -71,7 +71,8 @@ def test_semiring_object():
     assert "plus" in s.name and "1" in s.name
     assert "geblas.Semiring(" in repr(s)
     assert "struct" in s.cuda_source() or "__device__" in s.cuda_source()
-    assert "row_split" in geblas.jit_variants()
+    # the variants NVRTC compiles exist only in a build with CUDA
+    assert ("row_split" in geblas.jit_variants()) == geblas.cuda_compiled()
     assert isinstance(geblas.jit_cache_directory(), str)
 
 
