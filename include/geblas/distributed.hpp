@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -152,12 +153,13 @@ GEBLAS_API const DistSparse& sage_mean_matrix(const DistSparse& A);
 GEBLAS_API void fail_next_allocation_on_rank(int rank);
 }  // namespace detail
 
-// The options of algo::pagerank that the distributed version has (not `weighted`, not
-// the per-iteration callback).
+// The options of algo::pagerank that the distributed version has (not `weighted`).
 struct PageRankOptions {
   double damping = 0.85;
   double tolerance = 1e-6;  // stop when the L1 change is below this
   int max_iterations = 100;
+  // Called after every iteration with its L1 change (summed over ranks), in every process.
+  std::function<void(int iteration, double change)> on_iteration{};
 };
 namespace detail {
 struct DistPageRank {

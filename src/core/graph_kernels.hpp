@@ -44,6 +44,13 @@ struct PageRankIterate {
   bool initialise = false;
   const void* start = nullptr;
   double start_uniform = 0;
+  // When set (count doubles on the device), iteration j of the batch writes its change
+  // to deltas_on_device[j] and nothing is read back: the batch runs all `count`
+  // iterations and returns no deltas. The distributed PageRank runs one iteration per
+  // batch this way on each rank's rows (At then spans the rank's columns and its halo,
+  // xs the owned values followed by the received ones), and sums the changes over
+  // ranks on the devices before the one read-back of the step.
+  double* deltas_on_device = nullptr;
 };
 
 struct PageRankBatch {
@@ -92,7 +99,8 @@ struct ComponentsRun {
 
 struct GraphKernels {
   // Runs up to `count` PageRank iterations from slot `current`, stopping after the first
-  // whose delta is below args.tolerance. A device may queue the whole batch before it
+  // whose delta is below args.tolerance (see deltas_on_device for the other mode);
+  // count = 0 only initialises when asked to. A device may queue the whole batch before it
   // reads one delta back, so a batch costs one host synchronisation.
   PageRankBatch (*pagerank_iterate)(const PageRankIterate& args, int current, int count);
   void (*bfs)(BfsRun& run);
