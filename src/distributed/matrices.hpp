@@ -43,6 +43,7 @@ struct SparsePlanCache {
   // transpose (PageRank, SSSP): the set-up all-to-all moves every entry through the host,
   // seconds for tens of millions of entries, and A' keeps its own exchange plans.
   std::shared_ptr<DistSparse> transpose_by_rows;
+  std::shared_ptr<DistSparse> transpose_pattern;  // A' as int64 ones, for dist::bfs
   bool weights_nonnegative = false;  // checked by dist::sssp on every rank
 };
 

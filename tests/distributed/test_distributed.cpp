@@ -427,3 +427,143 @@ TEST_CASE("dist multi-source SSSP equals the single-device result exactly", "[di
                                                     std::vector<float>{1.0f, -1.0f});
   CHECK_THROWS_AS(dist::sssp(dist::DistSparseMatrix<float>::scatter(comm, neg), {0}), InvalidValue);
 }
+
+namespace {
+
+// Levels and parents by a plain queue BFS on the host, independent of geblas's kernels:
+// the parent of a vertex first reached at level l is its smallest in-neighbour at
+// level l - 1. Row-major n x k.
+void host_bfs(const SparseMatrix<float>& A, const std::vector<Index>& sources, std::vector<std::int64_t>& lev,
+              std::vector<std::int64_t>& par) {
+  const auto H = A.to(Device::cpu());
+  const auto off = H.row_offsets();
+  const auto col = H.col_indices();
+  const Index n = A.nrows(), k = static_cast<Index>(sources.size());
+  lev.assign(static_cast<std::size_t>(n * k), -1);
+  par.assign(static_cast<std::size_t>(n * k), -1);
+  for (Index c = 0; c < k; ++c) {
+    std::vector<Index> queue{sources[static_cast<std::size_t>(c)]};
+    lev[static_cast<std::size_t>(queue[0] * k + c)] = 0;
+    par[static_cast<std::size_t>(queue[0] * k + c)] = queue[0];
+    for (std::size_t h = 0; h < queue.size(); ++h) {
+      const Index u = queue[h];
+      for (Index e = off[u]; e < off[u + 1]; ++e) {
+        const auto at = static_cast<std::size_t>(col[e] * k + c);
+        if (lev[at] < 0) {
+          lev[at] = lev[static_cast<std::size_t>(u * k + c)] + 1;
+          par[at] = u;  // queue order: the first discoverer, fixed below to the smallest
+          queue.push_back(col[e]);
+        } else if (lev[at] == lev[static_cast<std::size_t>(u * k + c)] + 1 && u < par[at]) {
+          par[at] = u;
+        }
+      }
+    }
+  }
+}
+
+void check_bfs(const SparseMatrix<float>& A, const std::vector<Index>& sources, const std::string& label) {
+  const Index n = A.nrows(), k = static_cast<Index>(sources.size());
+  std::vector<std::int64_t> lev, par;
+  host_bfs(A, sources, lev, par);
+  // the single-device algorithm, which the distributed one must equal exactly
+  const auto one = algo::bfs(A.to(disttest::reference_device()), sources);
+  const auto ref_lev = one.levels.to_row_major(), ref_par = one.parents.to_row_major();
+  REQUIRE(ref_lev == lev);  // the reference agrees with the host BFS before it is used
+  REQUIRE(ref_par == par);
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      INFO(label << " p=" << p << " " << cs.what << " sources=" << k);
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      const auto r = dist::bfs(dA, sources);
+      CHECK(r.levels.partition() == dA.partition());
+      const auto got_lev = r.levels.gather().to_row_major(), got_par = r.parents.gather().to_row_major();
+      REQUIRE(got_lev.size() == static_cast<std::size_t>(n * k));
+      std::size_t bad = 0;
+      for (std::size_t e = 0; e < got_lev.size(); ++e)
+        if ((got_lev[e] != lev[e] || got_par[e] != par[e]) && bad++ < 5)
+          std::printf("MISMATCH bfs %s p=%d %s: vertex %lld source #%lld: level %lld parent %lld, expected %lld %lld\n",
+                      label.c_str(), p, cs.what.c_str(), static_cast<long long>(e / static_cast<std::size_t>(k)),
+                      static_cast<long long>(e % static_cast<std::size_t>(k)), static_cast<long long>(got_lev[e]),
+                      static_cast<long long>(got_par[e]), static_cast<long long>(lev[e]), static_cast<long long>(par[e]));
+      CHECK(bad == 0);
+      CHECK(r.depth == one.depth);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dist BFS equals the single-device BFS exactly: generated graphs", "[dist][bfs]") {
+  // empty rows (every 7th) and a heavy row; sources include a vertex without out-edges
+  const auto A = random_matrix(260, 260, 2, 91, true);
+  check_bfs(A, {0}, "generated, one source");
+  check_bfs(A, {3, 6, 259, 3, 100}, "generated, five sources (one repeated, one without out-edges)");
+  // a long path 0 -> 1 -> ... -> 99 plus a back edge: depth 99, one vertex per level
+  std::vector<Index> r, c;
+  for (Index i = 0; i + 1 < 100; ++i) {
+    r.push_back(i);
+    c.push_back(i + 1);
+  }
+  r.push_back(99);
+  c.push_back(50);
+  const auto path = SparseMatrix<float>::from_tuples(100, 100, r, c, std::vector<float>(r.size(), 1.0f));
+  check_bfs(path, {0, 60}, "path");
+}
+
+TEST_CASE("dist BFS on the shared graphs", "[dist][bfs][data]") {
+  int ran = 0;
+  for (const char* name : {"karate.mtx.gz", "email-Eu-core.mtx.gz", "cora.mtx.gz", "jagmesh7.mtx.gz"}) {
+    const std::string path = geblas::test::data_file(name);
+    if (path.empty()) {
+      std::printf("SKIPPED %s: not in %s\n", name, geblas::test::data_dir().string().c_str());
+      continue;
+    }
+    const auto A = io::read_matrix_market<float>(path, {.duplicates = binop::plus<float>{}});
+    check_bfs(A, {0, A.nrows() / 2, A.nrows() - 1}, name);
+    ++ran;
+  }
+  if (ran == 0) WARN("no shared graph found: set GEBLAS_DATA_DIR");
+}
+
+TEST_CASE("dist BFS: bad input gives a clear error", "[dist][bfs][errors]") {
+  const Communicator comm = disttest::communicator(std::min(2, disttest::max_ranks()));
+  auto dA = dist::DistSparseMatrix<float>::scatter(comm, random_matrix(20, 20, 2, 5, true));
+  CHECK_THROWS_AS(dist::bfs(dA, {20}), IndexOutOfBounds);
+  CHECK_THROWS_AS(dist::bfs(dA, {-1}), IndexOutOfBounds);
+  CHECK_THROWS_AS(dist::bfs(dA, {}), InvalidValue);
+  auto rect = dist::DistSparseMatrix<float>::scatter(comm, random_matrix(20, 30, 2, 5, true));
+  CHECK_THROWS_AS(dist::bfs(rect, {0}), DimensionMismatch);
+}
+
+TEST_CASE("dist PageRank: a fixed iteration count and the per-iteration callback", "[dist][pagerank]") {
+  const auto A = random_matrix(180, 180, 3, 17, true);
+  algo::PageRankOptions po;
+  po.tolerance = 0;  // never converges: both run exactly max_iterations
+  po.max_iterations = 23;
+  std::vector<double> one_changes;
+  po.on_iteration = [&](int, double d) { one_changes.push_back(d); };
+  const auto pr1 = algo::pagerank(A.to(disttest::reference_device()), po);
+  const auto ref = pr1.ranks.to(Device::cpu()).to_std_vector();
+  for (int p = 1; p <= disttest::max_ranks(); ++p)
+    for (const Case& cs : cases_for(A, p)) {
+      INFO("p=" << p << " " << cs.what);
+      auto dA = dist::DistSparseMatrix<float>::scatter(disttest::communicator(p), A, cs.a_rows);
+      std::vector<int> its;
+      std::vector<double> changes;
+      dist::PageRankOptions pd{po.damping, 0.0, po.max_iterations, [&](int it, double d) {
+                                 its.push_back(it);
+                                 changes.push_back(d);
+                               }};
+      const auto pr = dist::pagerank(dA, pd);
+      CHECK(pr.iterations == 23);
+      CHECK_FALSE(pr.converged);
+      REQUIRE(its.size() == 23);
+      for (int i = 0; i < 23; ++i) CHECK(its[static_cast<std::size_t>(i)] == i + 1);
+      CHECK(pr.delta == changes.back());
+      // each change is a sum of 180 fp32 terms in another order
+      for (std::size_t i = 0; i < changes.size(); ++i) CHECK(std::abs(changes[i] - one_changes[i]) <= 1e-6 * (1 + one_changes[i]));
+      const auto x = pr.ranks.gather().to_row_major();
+      for (Index i = 0; i < 180; ++i) CHECK(std::abs(double(x[static_cast<std::size_t>(i)]) - double(ref[static_cast<std::size_t>(i)])) < 1e-6);
+    }
+}
