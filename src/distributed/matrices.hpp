@@ -44,6 +44,9 @@ struct SparsePlanCache {
   // seconds for tens of millions of entries, and A' keeps its own exchange plans.
   std::shared_ptr<DistSparse> transpose_by_rows;
   std::shared_ptr<DistSparse> transpose_pattern;  // A' as int64 ones, for dist::bfs
+  // d / out-degree per local rank, per damping factor (dist::pagerank): built from the
+  // row offsets on the host, which costs a PageRank iteration's time or more per call
+  std::map<double, std::vector<gd::DenseStorage>> pagerank_scale;
   bool weights_nonnegative = false;  // checked by dist::sssp on every rank
 };
 

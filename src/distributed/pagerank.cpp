@@ -121,10 +121,34 @@ double scalar_sum(const gd::DenseStorage& x) {
   return static_cast<double>(s);
 }
 
+// d / out(j) for each local rank's rows (0 where dangling), cached with A per damping.
+template <class T>
+const std::vector<gd::DenseStorage>& damped_scale(const DistSparse& A, double damping) {
+  {
+    std::lock_guard<std::mutex> lock(A.plans->mutex);
+    const auto it = A.plans->pagerank_scale.find(damping);
+    if (it != A.plans->pagerank_scale.end()) return it->second;
+  }
+  Transport& t = A.comm.transport();
+  std::vector<gd::DenseStorage> scales(A.parts.size());
+  agree(t, "dist::pagerank (out-degrees)", [&](int k) {
+    const gd::SparseStorage& part = A.parts[static_cast<std::size_t>(k)];
+    std::vector<Index> off(static_cast<std::size_t>(part.nrows) + 1);
+    gd::copy_bytes(off.data(), Device::cpu(), part.row_offsets.data(), part.device, off.size() * sizeof(Index));
+    std::vector<T> sc(static_cast<std::size_t>(part.nrows));
+    for (std::size_t i = 0; i < sc.size(); ++i) {
+      const Index len = off[i + 1] - off[i];
+      sc[i] = len ? static_cast<T>(damping / static_cast<double>(len)) : T(0);
+    }
+    scales[static_cast<std::size_t>(k)] = host_column(sc, t.device(t.local_ranks()[static_cast<std::size_t>(k)]));
+  });
+  std::lock_guard<std::mutex> lock(A.plans->mutex);
+  return A.plans->pagerank_scale.emplace(damping, std::move(scales)).first->second;
+}
+
 // One local rank's iterate: x (its rows), and x .* d / out laid out as the combined
 // block's columns read it, the owned values then the received halo, in two slots.
 struct RankState {
-  gd::DenseStorage scale;         // d / out(j) for the rank's rows, 0 where dangling
   gd::DenseStorage x[2], xs[2];   // m values; m + halo values
   gd::RawBuffer change;           // the rank's L1 change of the step, one double on its device
   gd::PageRankIterate args;
@@ -145,22 +169,14 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
     std::lock_guard<std::mutex> lock(AT.plans->mutex);
     plan = &exchange_plan(AT, A.rows);
   }
+  const std::vector<gd::DenseStorage>& scales = damped_scale<T>(A, o.damping);
   std::vector<RankState> st(L);
   agree(t, where, [&](int k) {
     const int r = locals[static_cast<std::size_t>(k)];
     const Device dev = t.device(r);
     RankPlan& rp = plan->ranks[static_cast<std::size_t>(k)];
     RankState& s = st[static_cast<std::size_t>(k)];
-    const gd::SparseStorage& part = A.parts[static_cast<std::size_t>(k)];
-    const Index m = part.nrows;
-    std::vector<Index> off(static_cast<std::size_t>(m) + 1);
-    gd::copy_bytes(off.data(), Device::cpu(), part.row_offsets.data(), part.device, off.size() * sizeof(Index));
-    std::vector<T> sc(static_cast<std::size_t>(m));
-    for (std::size_t i = 0; i < sc.size(); ++i) {
-      const Index len = off[i + 1] - off[i];
-      sc[i] = len ? static_cast<T>(o.damping / static_cast<double>(len)) : T(0);
-    }
-    s.scale = host_column(sc, dev);
+    const Index m = A.parts[static_cast<std::size_t>(k)].nrows;
     for (int j = 0; j < 2; ++j) {
       s.x[j] = gd::make_dense(m, 1, Layout::row_major, A.type, dev);
       s.xs[j] = gd::make_dense(m + rp.halo, 1, Layout::row_major, A.type, dev);
@@ -170,7 +186,7 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
     gd::PageRankIterate& a = s.args;
     a.At = &combined_block(rp, dev);
     a.weighted = false;  // plain PageRank reads the pattern of A' only
-    a.scale = s.scale.data.data();
+    a.scale = scales[static_cast<std::size_t>(k)].data.data();
     a.teleport_uniform = (1.0 - o.damping) / static_cast<double>(n);
     for (int j = 0; j < 2; ++j) {
       a.x[j] = s.x[j].data.data();
