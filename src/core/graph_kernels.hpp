@@ -75,6 +75,23 @@ struct BfsRun {
   std::vector<std::int64_t> level_sizes;  // vertices first reached at level 1, 2, ..., depth
 };
 
+// ---- one level of the distributed, level-synchronous BFS on one rank's rows (dist::bfs):
+// row-major m x k arrays, column c for source c, rows numbered from first_row globally.
+// Where candidates(i, c) is a vertex (not INT64_MAX) and levels(i, c) < 0, the vertex is
+// reached: levels = level, parents = candidates, frontier = its global id; frontier is
+// INT64_MAX everywhere else.
+struct BfsLevelStep {
+  Device device{};  // where the arrays are
+  std::int64_t m = 0, k = 0;
+  std::int64_t first_row = 0;
+  std::int64_t level = 0;
+  const GraphVertex* candidates = nullptr;  // the smallest in-neighbour on the frontier
+  GraphVertex* levels = nullptr;
+  GraphVertex* parents = nullptr;
+  GraphVertex* frontier = nullptr;
+  double* reached = nullptr;  // out, one value on the device: the vertices reached (all columns)
+};
+
 // ---- single-source shortest paths, weights >= 0 (the algorithm layer checks them).
 struct SsspRun {
   const SparseStorage* A = nullptr;  // float or double weights, A(i, j) = weight of i -> j
@@ -104,6 +121,8 @@ struct GraphKernels {
   // reads one delta back, so a batch costs one host synchronisation.
   PageRankBatch (*pagerank_iterate)(const PageRankIterate& args, int current, int count);
   void (*bfs)(BfsRun& run);
+  // Queued on the device; nothing is read back (the count stays in step.reached).
+  void (*bfs_level_step)(const BfsLevelStep& step);
   void (*sssp)(SsspRun& run);
   void (*connected_components)(ComponentsRun& run);
   // T = diag(row) * A * diag(col) with A's pattern, of `type` (A's own type or, with
@@ -127,7 +146,7 @@ struct GraphKernels {
 // GEBLAS_DECLARE_GRAPH_ENTRY (each takes its table field's signature, so a backend that
 // disagrees fails to compile) and fills its table with GEBLAS_GRAPH_TABLE_FIELD.
 #define GEBLAS_GRAPH_ENTRIES(X) \
-  X(pagerank_iterate) X(bfs) X(sssp) X(connected_components) X(scale_sparse) X(orient_by_degree)
+  X(pagerank_iterate) X(bfs) X(bfs_level_step) X(sssp) X(connected_components) X(scale_sparse) X(orient_by_degree)
 #define GEBLAS_DECLARE_GRAPH_ENTRY(name) std::remove_pointer_t<decltype(::geblas::detail::GraphKernels::name)> name;
 #define GEBLAS_GRAPH_TABLE_FIELD(name) .name = name,
 

@@ -6,11 +6,12 @@
 // single-device result exactly whatever the split. A' is the cached distributed
 // transpose, kept once more as a pattern of 64-bit integers (min_second needs the
 // operands' type to be the vertex ids'). The per-level update (new vertices, the next
-// frontier, their count) runs on each rank's rows on the host: one copy of F and Y per
-// rank and level, the step to move onto the devices next (docs/DISTRIBUTED.md).
+// frontier, their count) is the backend's bfs_level_step on each rank's rows, and the
+// counts are summed over ranks on the devices: one read-back per level.
 #include <cstring>
 #include <limits>
 
+#include "core/backend.hpp"
 #include "distributed/internal.hpp"
 #include "distributed/matrices.hpp"
 #include "geblas/detail/host_buffer.hpp"
@@ -71,49 +72,52 @@ DistBfs bfs(const DistSparse& A, const std::vector<Index>& sources) {
   const auto& locals = t.local_ranks();
   const std::size_t L = locals.size();
   const DistSparse& P = transpose_pattern(A);
+  // Levels, parents and the first frontier are set on the host once; every level after
+  // runs on the devices: the product, the backend's update of each rank's rows (which
+  // writes the next frontier into F), the counts summed over ranks on the devices and
+  // read back once, the only host wait of a level besides the product's exchange.
+  DistBfs res{make_dense(A.comm, A.rows, k, TypeId::int64), make_dense(A.comm, A.rows, k, TypeId::int64), 0};
   DistDense F = make_dense(A.comm, A.rows, k, TypeId::int64), Y = make_dense(A.comm, A.rows, k, TypeId::int64);
-  // per local rank, row-major m x k on the host
-  std::vector<std::vector<V>> lev(L), par(L), f(L), y(L);
-  for (std::size_t q = 0; q < L; ++q) {
-    const int r = locals[q];
+  std::vector<gd::RawBuffer> counts(L);
+  std::vector<double*> count_ptrs(L);
+  agree(t, where, [&](int q) {
+    const std::size_t u = static_cast<std::size_t>(q);
+    const int r = locals[u];
     const auto m = static_cast<std::size_t>(A.rows.count(r));
-    lev[q].assign(m * static_cast<std::size_t>(k), -1);
-    par[q].assign(m * static_cast<std::size_t>(k), -1);
-    f[q].assign(m * static_cast<std::size_t>(k), kNone);
-    y[q].resize(m * static_cast<std::size_t>(k));
+    std::vector<V> lev(m * static_cast<std::size_t>(k), -1), par(lev.size(), -1), f(lev.size(), kNone);
     for (Index c = 0; c < k; ++c) {
       const Index s = sources[static_cast<std::size_t>(c)];
       if (s < A.rows.begin(r) || s >= A.rows.end(r)) continue;
       const auto at = static_cast<std::size_t>((s - A.rows.begin(r)) * k + c);
-      lev[q][at] = 0;
-      par[q][at] = s;
-      f[q][at] = s;
+      lev[at] = 0;
+      par[at] = s;
+      f[at] = s;
     }
-  }
-  DistBfs res{make_dense(A.comm, A.rows, k, TypeId::int64), make_dense(A.comm, A.rows, k, TypeId::int64), 0};
+    to_part(res.levels.parts[u], lev);
+    to_part(res.parents.parts[u], par);
+    to_part(F.parts[u], f);
+    counts[u] = gd::RawBuffer(sizeof(double), t.device(r));
+    count_ptrs[u] = counts[u].as<double>();
+  });
   for (V level = 1;; ++level) {
-    for (std::size_t q = 0; q < L; ++q) to_part(F.parts[q], f[q]);
     mxm(Y, P, F, SemiringId::min_second, DistMxmOptions{});
-    std::vector<double> reached(L, 0);
     for (std::size_t q = 0; q < L; ++q) {
-      if (!y[q].empty())
-        gd::copy_bytes(y[q].data(), Device::cpu(), Y.parts[q].data.data(), Y.parts[q].device, y[q].size() * sizeof(V));
-      const Index b = A.rows.begin(locals[q]);
-      for (std::size_t e = 0; e < y[q].size(); ++e) {
-        f[q][e] = kNone;
-        if (y[q][e] == kNone || lev[q][e] >= 0) continue;
-        lev[q][e] = level;
-        par[q][e] = y[q][e];
-        f[q][e] = b + static_cast<Index>(e / static_cast<std::size_t>(k));
-        ++reached[q];
-      }
+      const int r = locals[q];
+      gd::BfsLevelStep step;
+      step.device = t.device(r);
+      step.m = A.rows.count(r);
+      step.k = k;
+      step.first_row = A.rows.begin(r);
+      step.level = level;
+      step.candidates = Y.parts[q].data.as<V>();
+      step.levels = res.levels.parts[q].data.as<V>();
+      step.parents = res.parents.parts[q].data.as<V>();
+      step.frontier = F.parts[q].data.as<V>();
+      step.reached = count_ptrs[q];
+      gd::backend_for(step.device).graph->bfs_level_step(step);
     }
-    if (sum_over_ranks(t, reached) == 0) break;
+    if (t.sum_doubles(count_ptrs, 1).at(0) == 0) break;
     res.depth = static_cast<int>(level);
-  }
-  for (std::size_t q = 0; q < L; ++q) {
-    to_part(res.levels.parts[q], lev[q]);
-    to_part(res.parents.parts[q], par[q]);
   }
   return res;
 }
