@@ -22,9 +22,9 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/checks.hpp"
 #include "algorithms/dense_steps.hpp"
 #include "algorithms/pagerank_loop.hpp"
-#include "algorithms/checks.hpp"
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
 #include "geblas/operations/apply.hpp"

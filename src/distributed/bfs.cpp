@@ -31,7 +31,8 @@ const DistSparse& transpose_pattern(const DistSparse& A) {
   }
   const DistSparse& AT = cached_transpose(A);
   Transport& t = A.comm.transport();
-  auto P = std::make_shared<DistSparse>(DistSparse{A.comm, AT.rows, AT.ncols, TypeId::int64, {}, std::make_shared<SparsePlanCache>()});
+  auto P = std::make_shared<DistSparse>(
+      DistSparse{A.comm, AT.rows, AT.ncols, TypeId::int64, {}, std::make_shared<SparsePlanCache>()});
   P->parts.resize(AT.parts.size());
   agree(t, "dist::bfs (pattern of A')", [&](int k) {
     const gd::SparseStorage& part = AT.parts[static_cast<std::size_t>(k)];
@@ -61,13 +62,13 @@ DistBfs bfs(const DistSparse& A, const std::vector<Index>& sources) {
   agree(t, where, [&](int r) {
     if (r != 0) return;
     if (n != A.ncols)
-      throw DimensionMismatch(std::string(where) + ": the adjacency matrix must be square, got " + std::to_string(n) + " x " +
-                              std::to_string(A.ncols));
+      throw DimensionMismatch(std::string(where) + ": the adjacency matrix must be square, got " + std::to_string(n) +
+                              " x " + std::to_string(A.ncols));
     if (sources.empty()) throw InvalidValue(std::string(where) + ": no sources given");
     for (Index s : sources)
       if (s < 0 || s >= n)
-        throw IndexOutOfBounds(std::string(where) + ": source " + std::to_string(s) + " is outside the graph's vertices [0, " +
-                               std::to_string(n) + ")");
+        throw IndexOutOfBounds(std::string(where) + ": source " + std::to_string(s) +
+                               " is outside the graph's vertices [0, " + std::to_string(n) + ")");
   });
   const auto& locals = t.local_ranks();
   const std::size_t L = locals.size();

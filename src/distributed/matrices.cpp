@@ -117,7 +117,8 @@ DistSparse read_matrix_market(const Communicator& comm, const std::string& path,
   gd::SparseStorage H;  // the rows of this process's ranks (contiguous: local ranks are consecutive)
   agree(t, where, [&](int k) {
     if (k == 0)
-      H = io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, p.begin(locals.front()), p.end(locals.back()));
+      H = io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, p.begin(locals.front()),
+                                              p.end(locals.back()));
   });
   const Index first = p.begin(locals.front());
   check_same_everywhere(t, where, "row partition and matrix shape", partition_hash(p, H.ncols));

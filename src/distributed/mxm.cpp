@@ -288,7 +288,8 @@ ExchangeStats start_row_exchange(Transport& t, ExchangePlan& plan, const std::ve
     RankPlan& rp = plan.ranks[static_cast<std::size_t>(k)];
     packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, type, t.device(r), r, "send");
     if (rp.send_total > 0 && N > 0)
-      gd::mxm(*packed[static_cast<std::size_t>(k)], rp.pack, own[static_cast<std::size_t>(k)], SemiringId::any_second, {});
+      gd::mxm(*packed[static_cast<std::size_t>(k)], rp.pack, own[static_cast<std::size_t>(k)], SemiringId::any_second,
+              {});
   });
   ExchangeStats stats;
   std::vector<RankTransfers> tr(locals.size());
@@ -297,12 +298,15 @@ ExchangeStats start_row_exchange(Transport& t, ExchangePlan& plan, const std::ve
     for (int q = 0; q < t.size() && row_bytes > 0; ++q) {
       const Index sc = rp.send_count[static_cast<std::size_t>(q)], rc = rp.recv_count[static_cast<std::size_t>(q)];
       if (sc > 0) {
-        tr[k].sends.push_back({q, row_ptr(*packed[k], rp.send_offset[static_cast<std::size_t>(q)]), static_cast<std::size_t>(sc) * row_bytes});
+        tr[k].sends.push_back({q, row_ptr(*packed[k], rp.send_offset[static_cast<std::size_t>(q)]),
+                               static_cast<std::size_t>(sc) * row_bytes});
         stats.bytes_sent += tr[k].sends.back().bytes;
         ++stats.messages;
       }
       if (rc > 0)
-        tr[k].recvs.push_back({q, static_cast<unsigned char*>(halo[k]) + static_cast<std::size_t>(rp.recv_offset[static_cast<std::size_t>(q)]) * row_bytes,
+        tr[k].recvs.push_back({q,
+                               static_cast<unsigned char*>(halo[k]) +
+                                   static_cast<std::size_t>(rp.recv_offset[static_cast<std::size_t>(q)]) * row_bytes,
                                static_cast<std::size_t>(rc) * row_bytes});
     }
     stats.halo_rows += static_cast<std::uint64_t>(rp.halo);

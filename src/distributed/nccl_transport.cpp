@@ -192,8 +192,9 @@ class NcclTransport final : public Transport {
     if (host_sum_.size() < static_cast<std::size_t>(count)) {
       if (host_sum_ptr_) cudaFreeHost(host_sum_ptr_);
       host_sum_ptr_ = nullptr;
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&host_sum_ptr_), static_cast<std::size_t>(count) * sizeof(double)),
-                 "cudaMallocHost");
+      cuda_check(
+          cudaMallocHost(reinterpret_cast<void**>(&host_sum_ptr_), static_cast<std::size_t>(count) * sizeof(double)),
+          "cudaMallocHost");
       host_sum_.assign(static_cast<std::size_t>(count), 0.0);
     }
     // after the work queued on geblas's stream (which already waits for the exchange)
@@ -206,8 +207,8 @@ class NcclTransport final : public Transport {
     nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
-      group_call(ncclAllReduce(per_local[k], per_local[k], static_cast<std::size_t>(count), ncclFloat64, ncclSum, comms_[k],
-                               streams_[k]),
+      group_call(ncclAllReduce(per_local[k], per_local[k], static_cast<std::size_t>(count), ncclFloat64, ncclSum,
+                               comms_[k], streams_[k]),
                  "ncclAllReduce", k);
     }
     const ncclResult_t e = ncclGroupEnd();

@@ -149,8 +149,8 @@ const std::vector<gd::DenseStorage>& damped_scale(const DistSparse& A, double da
 // One local rank's iterate: x (its rows), and x .* d / out laid out as the combined
 // block's columns read it, the owned values then the received halo, in two slots.
 struct RankState {
-  gd::DenseStorage x[2], xs[2];   // m values; m + halo values
-  gd::RawBuffer change;           // the rank's L1 change of the step, one double on its device
+  gd::DenseStorage x[2], xs[2];  // m values; m + halo values
+  gd::RawBuffer change;          // the rank's L1 change of the step, one double on its device
   gd::PageRankIterate args;
 };
 
@@ -235,7 +235,8 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
     }
     return b;
   };
-  const algo::detail::PageRankLoop loop = algo::detail::pagerank_loop(run, 0, o.max_iterations, o.tolerance, o.on_iteration);
+  const algo::detail::PageRankLoop loop =
+      algo::detail::pagerank_loop(run, 0, o.max_iterations, o.tolerance, o.on_iteration);
 
   DistPageRank res{make_dense(A.comm, A.rows, 1, A.type), loop.iterations, loop.converged, loop.delta};
   std::vector<double> mass(L);

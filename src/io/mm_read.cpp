@@ -348,8 +348,8 @@ SparseStorage csr_rows(const SparseStorage& A, Index begin, Index end) {
 }
 
 [[noreturn]] void bad_range(const std::string& path, Index begin, Index end, Index nrows) {
-  throw InvalidValue("geblas::io::read_matrix_market_rows: rows [" + std::to_string(begin) + ", " + std::to_string(end) +
-                     ") are not within the " + std::to_string(nrows) + " rows of '" + path + "'");
+  throw InvalidValue("geblas::io::read_matrix_market_rows: rows [" + std::to_string(begin) + ", " +
+                     std::to_string(end) + ") are not within the " + std::to_string(nrows) + " rows of '" + path + "'");
 }
 
 // The whole file, or only rows [range->begin, range->end) (counting every row's entries
@@ -363,7 +363,8 @@ SparseStorage read_sparse(const std::string& path, const ReadOptions& options, R
   const MmHeader h = read_mm_header(lines, options.duplicates.op.has_value());
   if (range) {
     if (range->end < 0) range->end = h.nrows;
-    if (range->begin < 0 || range->begin > range->end || range->end > h.nrows) bad_range(path, range->begin, range->end, h.nrows);
+    if (range->begin < 0 || range->begin > range->end || range->end > h.nrows)
+      bad_range(path, range->begin, range->end, h.nrows);
     if (range->counts) range->counts->assign(static_cast<std::size_t>(h.nrows), 0);
   }
   if (h.format == MmFormat::array) {
@@ -380,8 +381,8 @@ SparseStorage read_sparse(const std::string& path, const ReadOptions& options, R
   const std::size_t entries = read_coordinate<T>(lines, h, coo, range);
   check_dimension_limit(path, h.nrows, h.ncols, entries, options.max_dimension);
   const Index first = range ? range->begin : 0;
-  return assemble_csr<T>(range ? range->end - range->begin : h.nrows, h.ncols, coo, options.duplicates, options.drop_zeros,
-                         [&](Index r, Index c) { report_duplicate(path, r + first, c); });
+  return assemble_csr<T>(range ? range->end - range->begin : h.nrows, h.ncols, coo, options.duplicates,
+                         options.drop_zeros, [&](Index r, Index c) { report_duplicate(path, r + first, c); });
 }
 
 template <class T>
@@ -425,7 +426,7 @@ geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId
 }
 
 geblas::detail::SparseStorage read_matrix_market_rows(const std::string& path, TypeId type, const ReadOptions& options,
-                                                     Index begin, Index end, std::vector<Index>* row_counts) {
+                                                      Index begin, Index end, std::vector<Index>* row_counts) {
   RowRange range{begin, end, row_counts};
   if (begin < 0 || (end >= 0 && end < begin)) bad_range(path, begin, end, -1);
   if (is_16bit_float(type)) {

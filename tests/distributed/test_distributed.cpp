@@ -489,7 +489,8 @@ void check_bfs(const SparseMatrix<float>& A, const std::vector<Index>& sources, 
           std::printf("MISMATCH bfs %s p=%d %s: vertex %lld source #%lld: level %lld parent %lld, expected %lld %lld\n",
                       label.c_str(), p, cs.what.c_str(), static_cast<long long>(e / static_cast<std::size_t>(k)),
                       static_cast<long long>(e % static_cast<std::size_t>(k)), static_cast<long long>(got_lev[e]),
-                      static_cast<long long>(got_par[e]), static_cast<long long>(lev[e]), static_cast<long long>(par[e]));
+                      static_cast<long long>(got_par[e]), static_cast<long long>(lev[e]),
+                      static_cast<long long>(par[e]));
       CHECK(bad == 0);
       CHECK(r.depth == one.depth);
     }
@@ -566,9 +567,11 @@ TEST_CASE("dist PageRank: a fixed iteration count and the per-iteration callback
       for (int i = 0; i < 23; ++i) CHECK(its[static_cast<std::size_t>(i)] == i + 1);
       CHECK(pr.delta == changes.back());
       // each change is a sum of 180 fp32 terms in another order
-      for (std::size_t i = 0; i < changes.size(); ++i) CHECK(std::abs(changes[i] - one_changes[i]) <= 1e-6 * (1 + one_changes[i]));
+      for (std::size_t i = 0; i < changes.size(); ++i)
+        CHECK(std::abs(changes[i] - one_changes[i]) <= 1e-6 * (1 + one_changes[i]));
       const auto x = pr.ranks.gather().to_row_major();
-      for (Index i = 0; i < 180; ++i) CHECK(std::abs(double(x[static_cast<std::size_t>(i)]) - double(ref[static_cast<std::size_t>(i)])) < 1e-6);
+      for (Index i = 0; i < 180; ++i)
+        CHECK(std::abs(double(x[static_cast<std::size_t>(i)]) - double(ref[static_cast<std::size_t>(i)])) < 1e-6);
     }
 }
 
@@ -605,13 +608,15 @@ TEST_CASE("row-range Matrix Market reader: each range equals the rows of a full 
     const auto A = io::read_matrix_market<float>(path);
     const Index n = A.nrows();
     std::vector<Index> counts;
-    const auto none = SparseMatrix<float>(io::detail::read_matrix_market_rows(path, TypeId::float32, {}, 0, 0, &counts));
+    const auto none =
+        SparseMatrix<float>(io::detail::read_matrix_market_rows(path, TypeId::float32, {}, 0, 0, &counts));
     CHECK(none.nrows() == 0);
     CHECK(none.ncols() == A.ncols());
     REQUIRE(counts.size() == static_cast<std::size_t>(n));
     const auto off = A.row_offsets();
     for (Index i = 0; i < n; ++i) CHECK(counts[static_cast<std::size_t>(i)] == off[i + 1] - off[i]);
-    for (auto [b, e] : std::vector<std::pair<Index, Index>>{{0, n}, {0, 1}, {n / 3, 2 * n / 3}, {n - 1, n}, {n / 2, n / 2}, {5, -1}}) {
+    for (auto [b, e] : std::vector<std::pair<Index, Index>>{
+             {0, n}, {0, 1}, {n / 3, 2 * n / 3}, {n - 1, n}, {n / 2, n / 2}, {5, -1}}) {
       INFO(name << " rows [" << b << ", " << e << ")");
       const auto part = SparseMatrix<float>(io::detail::read_matrix_market_rows(path, TypeId::float32, {}, b, e));
       const Index end = e < 0 ? n : e;
@@ -675,8 +680,11 @@ TEST_CASE("row-range Matrix Market reader: malformed input is an error whatever 
   const Communicator comm = disttest::communicator(p);
   CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, bad_line), ParseError);
   CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, dup, Partition::even(4, p)), ParseError);
-  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, good, Partition::even(5, p)), DimensionMismatch);
-  if (p > 1) CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, good, Partition::even(4, p - 1)), InvalidValue);
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, good, Partition::even(5, p)),
+                  DimensionMismatch);
+  if (p > 1)
+    CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, good, Partition::even(4, p - 1)),
+                    InvalidValue);
   for (const auto& f : {bad_line, out_of_range, few, dup, good}) std::remove(f.c_str());
 }
 

@@ -68,12 +68,14 @@ static int run(int rank, int size) {
     for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(got[i]) - double(ref[i])));
     if (err >= 1e-5 || std::abs(pr.iterations - pr1.iterations) > 1) {
       ++bad;
-      std::printf("rank %d: PageRank MISMATCH: max abs diff %.3g, iterations %d vs %d\n", rank, err, pr.iterations, pr1.iterations);
+      std::printf("rank %d: PageRank MISMATCH: max abs diff %.3g, iterations %d vs %d\n", rank, err, pr.iterations,
+                  pr1.iterations);
     }
     const std::vector<Index> sources{0, n / 2, n - 1};
     const auto b1 = algo::bfs(A1, sources);
     const auto b = dist::bfs(dA, sources);
-    if (b.levels.gather().to_row_major() != b1.levels.to_row_major() || b.parents.gather().to_row_major() != b1.parents.to_row_major()) {
+    if (b.levels.gather().to_row_major() != b1.levels.to_row_major() ||
+        b.parents.gather().to_row_major() != b1.parents.to_row_major()) {
       ++bad;
       std::printf("rank %d: BFS MISMATCH against algo::bfs\n", rank);
     }
@@ -81,7 +83,9 @@ static int run(int rank, int size) {
   int any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("%s\n", any_bad ? "FAILED" : "PASSED: distributed max_times, PageRank and BFS equal the single-GPU results on every rank");
+    std::printf("%s\n",
+                any_bad ? "FAILED"
+                        : "PASSED: distributed max_times, PageRank and BFS equal the single-GPU results on every rank");
   return any_bad ? 1 : 0;
 }
 

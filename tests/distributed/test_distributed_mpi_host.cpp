@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
       double err = 0;
       for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(got[i]) - double(ref[i])));
       expect(err < 1e-5 && std::abs(pr.iterations - pr1.iterations) <= 1 && pr.converged == pr1.converged,
-             "pagerank: max abs diff " + std::to_string(err) + ", iterations " + std::to_string(pr.iterations) + " vs " +
-                 std::to_string(pr1.iterations));
+             "pagerank: max abs diff " + std::to_string(err) + ", iterations " + std::to_string(pr.iterations) +
+                 " vs " + std::to_string(pr1.iterations));
       const std::vector<Index> sources{0, 2, n - 1};
       const auto b1 = algo::bfs(S, sources);
       const auto b = dist::bfs(dS, sources);
@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
                  b.parents.gather().to_row_major() == b1.parents.to_row_major() && b.depth == b1.depth,
              "bfs differs from the single-device bfs");
       // each process reads only its rows of the file (its own copy, written alike)
-      const std::string path = "/tmp/geblas-dist-mpi-" + std::to_string(rank_) + "-" + std::to_string(getpid()) + ".mtx";
+      const std::string path =
+          "/tmp/geblas-dist-mpi-" + std::to_string(rank_) + "-" + std::to_string(getpid()) + ".mtx";
       io::write_matrix_market(path, S);
       for (const auto& split : {std::optional<dist::Partition>{}, std::optional<dist::Partition>{uneven_a}}) {
         const auto want = dist::DistSparseMatrix<float>::scatter(comm, S, split);
