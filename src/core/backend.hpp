@@ -296,7 +296,7 @@ GEBLAS_API const Backend& cpu_backend();
 const Backend* cuda_backend();
 // The backend for `device`; throws InvalidValue when it is not available (no CUDA
 // backend compiled, no such device).
-const Backend& backend_for(Device device);
+GEBLAS_API const Backend& backend_for(Device device);
 
 // Calls through an entry, or throws NotImplemented("<op> on <device>").
 template <class Fn>
