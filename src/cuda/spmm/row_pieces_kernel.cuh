@@ -53,33 +53,18 @@ struct CutRow {
 // for each would leave most of its warps idle.
 //
 // With `counters` (row_pieces_fused: one per cut row and column tile, zero on entry), the
-// warp that writes a cut row's last partial row of a tile folds the row there (fence,
-// then count: the other partial rows are visible to whichever warp counts last), in
-// partial-row order, instead of a second kernel after the whole grid.
+// warp that writes a cut row's last partial row of a tile folds the row there
+// (fold_if_last, warp_row.cuh), in partial-row order, instead of a second kernel after
+// the whole grid.
+// The tile's arrival counter of cut row `cut`, and the fold once all its partial rows are in.
 template <class Ops, int V, bool RowMajor>
-__device__ __forceinline__ void fold_if_last(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops,
+__device__ __forceinline__ void fold_cut_row(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops,
                                              const CutRow* __restrict__ cut_rows, unsigned* counters, int cut,
                                              Index tile, Index tiles, Index j, bool writer,
                                              const typename Ops::T* __restrict__ partial) {
-  using T = typename Ops::T;
-  const int lane = threadIdx.x & 31;
-  __threadfence();
-  __syncwarp();
-  unsigned arrived = 0;
-  if (lane == 0) arrived = atomicAdd(counters + static_cast<Index>(cut) * tiles + tile, 1u);
-  arrived = __shfl_sync(0xffffffffu, arrived, 0);
   const CutRow r = cut_rows[cut];
-  if (arrived != static_cast<unsigned>(r.pieces - 1)) return;
-  __threadfence();
-  if (!writer) return;
-  const T* q = partial + static_cast<Index>(r.first_piece) * op.n + j;
-  T acc[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) acc[v] = load_shared_l2(q + v);
-  for (int k = 1; k < r.pieces; ++k)
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], load_shared_l2(q + static_cast<Index>(k) * op.n + v));
-  write_row(op, ops, r.row, j, false, acc);
+  fold_if_last<Ops, V, RowMajor>(op, ops, counters + static_cast<Index>(cut) * tiles + tile, r.row, r.first_piece,
+                                 r.pieces, j, writer, partial);
 }
 
 template <class Ops, int V, bool RowMajor>
@@ -115,7 +100,7 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
         continue;
       }
       if (writer) store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
-      if (counters) fold_if_last<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
+      if (counters) fold_cut_row<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
       continue;
     }
     if (writer)
@@ -130,7 +115,7 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
           for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], sums[q][lane * V + v]);
         store_vec<T, V>(partial + static_cast<Index>(-2 - u.piece) * op.n + j, acc);
       }
-      if (counters) fold_if_last<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
+      if (counters) fold_cut_row<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
     }
     __syncthreads();  // sums is written again for the next tile
   }
