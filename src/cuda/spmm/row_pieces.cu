@@ -128,8 +128,9 @@ Workspace workspace_of(const SpmmProblem& p, const PiecesPlan& plan, bool fused)
   w.partial_bytes = static_cast<std::size_t>(plan.piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
   w.partial_bytes = (w.partial_bytes + 255) / 256 * 256;
   if (fused && plan.cut_count > 0) {
-    const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
-    const Index tile_width = static_cast<Index>(v) << log2_of(slot_lanes(p.n, v));
+    // as many tiles as the narrowest launch makes (one value per lane: the semirings
+    // without a vector path run so whatever the alignment); a wider one uses fewer
+    const Index tile_width = Index{1} << log2_of(slot_lanes(p.n, 1));
     const Index tiles = (p.n + tile_width - 1) / tile_width;
     w.counter_bytes = static_cast<std::size_t>(plan.cut_count * tiles) * sizeof(unsigned);
   }
