@@ -296,7 +296,8 @@ struct BfsResult {
 template <Scalar T>
 BfsResult bfs(const DistSparseMatrix<T>& A, const std::vector<Index>& sources) {
   detail::DistBfs r = detail::bfs(A.state(), sources);
-  return {DistDenseMatrix<std::int64_t>(std::move(r.levels)), DistDenseMatrix<std::int64_t>(std::move(r.parents)), r.depth};
+  return {DistDenseMatrix<std::int64_t>(std::move(r.levels)), DistDenseMatrix<std::int64_t>(std::move(r.parents)),
+          r.depth};
 }
 
 // GNN aggregation, as <geblas/algorithms/gnn.hpp> defines it on one device (float and

@@ -232,8 +232,8 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     // With counters, the last piece of a cut row to finish this tile folds the row.
     if (counters && u.piece >= 0) {
       const CutRow r = cut_rows[u.cut];
-      fold_if_last<Ops, V, RowMajor>(op, ops, counters + static_cast<Index>(u.cut) * tiles + tile, r.row,
-                                     r.first_piece, r.pieces, j, slot == 0 && active, partial);
+      fold_if_last<Ops, V, RowMajor>(op, ops, counters + static_cast<Index>(u.cut) * tiles + tile, r.row, r.first_piece,
+                                     r.pieces, j, slot == 0 && active, partial);
     }
     __syncwarp();  // s_head is written again for the next tile
   }

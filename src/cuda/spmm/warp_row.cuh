@@ -157,5 +157,4 @@ __device__ __forceinline__ void fold_if_last(const Operands<typename Ops::Stored
   if (lane == 0) *count = 0;
 }
 
-
 }  // namespace geblas::detail::cuda::spmm
