@@ -21,7 +21,7 @@
 // Calibration ("calib" lines): per graph, N and value class, tc_window_all's time per
 // condensed column (every window, padded to the mma K) over the CUDA-core time per entry
 // of the same type: the cost model's threshold for that graph and N
-// (src/core/tensor_cores.cpp). Only graphs with dense windows say much about it.
+// (src/cuda/spmm/policy/tc_cost_model.cpp). Only graphs with dense windows say much about it.
 //
 // Timing: a batch of `reps` calls followed by a device synchronisation, repeated
 // `batches` times after `warmup` calls; the median batch divided by reps (wall clock,
