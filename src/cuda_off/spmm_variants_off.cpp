@@ -13,11 +13,13 @@ WindowPlanInfo cuda::window_plan_info(const SparseStorage&, Index) {
 }
 // The tensor-core cost model is the CUDA backend's (src/cuda/spmm/policy/).
 double cuda::tc_threshold(TypeId, Index) {
-  throw NotImplemented("tc_window_threshold: libgeblas.so was built without CUDA (the tensor-core cost model is the "
-                       "CUDA backend's)");
+  throw NotImplemented(
+      "tc_window_threshold: libgeblas.so was built without CUDA (the tensor-core cost model is the "
+      "CUDA backend's)");
 }
 void cuda::set_tc_threshold_override(double) {
-  throw NotImplemented("set_tc_window_threshold: libgeblas.so was built without CUDA (the tensor-core cost model is "
-                       "the CUDA backend's)");
+  throw NotImplemented(
+      "set_tc_window_threshold: libgeblas.so was built without CUDA (the tensor-core cost model is "
+      "the CUDA backend's)");
 }
 }  // namespace geblas::detail

@@ -46,8 +46,8 @@ struct MxmCase {
   MaskKind mask = MaskKind::none;
   ref::MaskSpec spec{};
   bool replace = false;
-  std::string accum;  // "", "plus", "min", "max", "lor"
-  bool user = false;  // run the user-defined min_plus struct instead of the built-in
+  std::string accum;    // "", "plus", "min", "max", "lor"
+  bool user = false;    // run the user-defined min_plus struct instead of the built-in
   std::string variant;  // Options::variant: "" lets the backend choose
 };
 
@@ -57,8 +57,8 @@ inline std::string describe(const MxmCase& c) {
     << " shape=" << to_string(c.shape) << " density=" << c.density << " seed=" << c.seed
     << " layouts(A,B,C)=" << int(c.a_layout) << int(c.b_layout) << int(c.c_layout) << " pad=" << c.pad
     << " tA=" << c.transpose_a << " tB=" << c.transpose_b << " mask=" << int(c.mask)
-    << (c.spec.structural ? " structural" : "") << (c.spec.complement ? " complement" : "")
-    << " replace=" << c.replace << " accum=" << (c.accum.empty() ? "none" : c.accum) << (c.user ? " user" : "")
+    << (c.spec.structural ? " structural" : "") << (c.spec.complement ? " complement" : "") << " replace=" << c.replace
+    << " accum=" << (c.accum.empty() ? "none" : c.accum) << (c.user ? " user" : "")
     << (c.variant.empty() ? "" : " variant=" + c.variant) << " on " << device().str();
   return s.str();
 }
@@ -190,12 +190,12 @@ std::string run_case(const MxmCase& c, DispatchRecord* ran = nullptr) {
   const bool a_sparse = c.form == Form::sparse_dense || c.form == Form::sparse_sparse;
   const bool b_sparse = c.form == Form::sparse_sparse || c.form == Form::dense_sparse;
   const bool sparse_out = c.form == Form::sparse_sparse;
-  const Operand<T> A = make_operand<T>(a_sparse, c.transpose_a ? c.k : c.m, c.transpose_a ? c.m : c.k, c,
-                                       c.seed, c.a_layout);
+  const Operand<T> A =
+      make_operand<T>(a_sparse, c.transpose_a ? c.k : c.m, c.transpose_a ? c.m : c.k, c, c.seed, c.a_layout);
   MxmCase cb = c;
   cb.density = std::min(1.0, c.density * 2);
-  const Operand<T> B = make_operand<T>(b_sparse, c.transpose_b ? c.n : c.k, c.transpose_b ? c.k : c.n, cb,
-                                       c.seed + 1, c.b_layout);
+  const Operand<T> B =
+      make_operand<T>(b_sparse, c.transpose_b ? c.n : c.k, c.transpose_b ? c.k : c.n, cb, c.seed + 1, c.b_layout);
   const ref::Full<T> FA = c.transpose_a ? transposed(A.full) : A.full;
   const ref::Full<T> FB = c.transpose_b ? transposed(B.full) : B.full;
   const std::string sname = c.user ? std::string("min_plus") : c.semiring;
@@ -307,8 +307,7 @@ std::string run_case(const MxmCase& c, DispatchRecord* ran = nullptr) {
   if (!std::is_same_v<T, bool> && !keeps_old && P.present.count() >= 20) {
     bool any_other = false;
     for (Index i = 0; i < c.m && !any_other; ++i)
-      for (Index j = 0; j < c.n && !any_other; ++j)
-        any_other = want.present(i, j) && !(want.value(i, j) == s.identity);
+      for (Index j = 0; j < c.n && !any_other; ++j) any_other = want.present(i, j) && !(want.value(i, j) == s.identity);
     if (!any_other) return "every output entry is the identity";
   }
   return "";

@@ -20,10 +20,10 @@ const std::vector<std::pair<std::string, UnaryOpId>> unary_ops = {
     {"abs", UnaryOpId::abs},           {"lnot", UnaryOpId::lnot}, {"one", UnaryOpId::one},
     {"sqrt", UnaryOpId::sqrt},         {"exp", UnaryOpId::exp},   {"log", UnaryOpId::log}};
 const std::vector<std::pair<std::string, BinaryOpId>> bound_ops = {
-    {"plus", BinaryOpId::plus}, {"minus", BinaryOpId::minus}, {"rminus", BinaryOpId::rminus},
-    {"times", BinaryOpId::times}, {"div", BinaryOpId::div}, {"rdiv", BinaryOpId::rdiv},
-    {"min", BinaryOpId::min}, {"max", BinaryOpId::max}, {"first", BinaryOpId::first},
-    {"second", BinaryOpId::second}, {"gt", BinaryOpId::gt}, {"lxor", BinaryOpId::lxor}};
+    {"plus", BinaryOpId::plus},     {"minus", BinaryOpId::minus}, {"rminus", BinaryOpId::rminus},
+    {"times", BinaryOpId::times},   {"div", BinaryOpId::div},     {"rdiv", BinaryOpId::rdiv},
+    {"min", BinaryOpId::min},       {"max", BinaryOpId::max},     {"first", BinaryOpId::first},
+    {"second", BinaryOpId::second}, {"gt", BinaryOpId::gt},       {"lxor", BinaryOpId::lxor}};
 
 template <class T>
 void check_one(const std::string& label, const detail::ApplyOp& op, const ref::Unary<T>& f, std::uint64_t seed,
@@ -35,9 +35,9 @@ void check_one(const std::string& label, const detail::ApplyOp& op, const ref::U
   o.replace = replace;
   if (use_accum) o.accum = accum_of<T>(BinaryOpId::max);
   std::ostringstream where;
-  where << "apply " << label << " " << type_traits<T>::name << " m=" << d.m << " n=" << d.n
-        << " mask=" << to_string(mc) << " accum=" << use_accum << " replace=" << replace << " ta=" << ta
-        << " seed=" << seed << " on " << device().str();
+  where << "apply " << label << " " << type_traits<T>::name << " m=" << d.m << " n=" << d.n << " mask=" << to_string(mc)
+        << " accum=" << use_accum << " replace=" << replace << " ta=" << ta << " seed=" << seed << " on "
+        << device().str();
   // floating results such as exp(3) are compared with a relative tolerance
   const double tol = std::is_floating_point_v<T> ? std::max(1e-6, device_tol<T>()) : 0;
   {
@@ -47,19 +47,22 @@ void check_one(const std::string& label, const detail::ApplyOp& op, const ref::U
     Options om = o;
     om.mask = mh.mask;
     om.transpose_a = ta;
-    const auto want = ref::write_back(Cp, ref::apply(ta ? ref::transpose(Ap) : Ap, f), mh.allow, replace, acc, false, T{});
+    const auto want =
+        ref::write_back(Cp, ref::apply(ta ? ref::transpose(Ap) : Ap, f), mh.allow, replace, acc, false, T{});
     detail::apply(C.storage(), A.storage(), op, om);
     INFO("sparse " << where.str());
     CHECK(compare_partial(partial_of(C), want, tol) == "");
   }
   {
-    auto [A, Ap] = random_dense_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, seed + 3, (combo & 8) ? Layout::col_major : Layout::row_major);
+    auto [A, Ap] = random_dense_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, seed + 3,
+                                          (combo & 8) ? Layout::col_major : Layout::row_major);
     auto [C, Cp] = random_dense_matrix<T>(d.m, d.n, seed + 4);
     MaskHolder mh(mc, d.m, d.n, false, seed + 2);
     Options om = o;
     om.mask = mh.mask;
     om.transpose_a = ta;
-    const auto want = ref::write_back(Cp, ref::apply(ta ? ref::transpose(Ap) : Ap, f), mh.allow, replace, acc, true, T{});
+    const auto want =
+        ref::write_back(Cp, ref::apply(ta ? ref::transpose(Ap) : Ap, f), mh.allow, replace, acc, true, T{});
     detail::apply(C.storage(), A.storage(), op, om);
     INFO("dense " << where.str());
     CHECK(compare_partial(partial_of(C), want, tol) == "");
@@ -93,8 +96,9 @@ void run_all() {
     const ref::Binary<T> g = ref::binary<T>(name);
     for (const Dims& d : sweep_dims)
       for (MaskCase mc : all_mask_cases)
-        check_one<T>(name + "(x, s)", detail::ApplyOp{UnaryOpId::identity, id, &s}, [&](T x) { return g(x, s); },
-                     seed += 10, d, mc, ++combo);
+        check_one<T>(
+            name + "(x, s)", detail::ApplyOp{UnaryOpId::identity, id, &s}, [&](T x) { return g(x, s); }, seed += 10, d,
+            mc, ++combo);
   }
 }
 
@@ -108,12 +112,12 @@ TEST_CASE("apply matches the reference for every operator, type and mask", "[app
   run_all<double>();
 }
 
-TEMPLATE_TEST_CASE("apply sqrt and exp to nonnegative integers, on a matrix with a heavy row", "[apply]",
-                   std::int32_t, std::int64_t) {
+TEMPLATE_TEST_CASE("apply sqrt and exp to nonnegative integers, on a matrix with a heavy row", "[apply]", std::int32_t,
+                   std::int64_t) {
   using T = TestType;
   std::uint64_t seed = 41000;
-  for (const auto& [name, id] : std::vector<std::pair<std::string, UnaryOpId>>{{"sqrt", UnaryOpId::sqrt},
-                                                                                {"exp", UnaryOpId::exp}})
+  for (const auto& [name, id] :
+       std::vector<std::pair<std::string, UnaryOpId>>{{"sqrt", UnaryOpId::sqrt}, {"exp", UnaryOpId::exp}})
     for (MaskCase mc : all_mask_cases) {
       ++seed;
       // |x| of the small random values: sqrt stays real, exp(3) fits every integer type

@@ -54,8 +54,9 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
         if (use_accum) o.accum = accum_of<T>(accum_id);
         std::ostringstream where;
         where << "assign " << type_traits<T>::name << " m=" << d.m << " n=" << d.n << " |rows|=" << sm
-              << " |cols|=" << sn << " scalar=" << scalar << " mask=" << to_string(mc) << " shape=" << to_string(shape) << " accum=" << (use_accum ? accum_name : "none")
-              << " replace=" << replace << " ta=" << ta << " seed=" << seed << " on " << device().str();
+              << " |cols|=" << sn << " scalar=" << scalar << " mask=" << to_string(mc) << " shape=" << to_string(shape)
+              << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace << " ta=" << ta
+              << " seed=" << seed << " on " << device().str();
         {
           auto [C, Cp] = random_matrix<T>(d.m, d.n, 0.3, seed, shape);
           MaskHolder mh(mc, d.m, d.n, false, seed + 2);
@@ -71,7 +72,8 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
             detail::assign(C.storage(), A.storage(), rows, cols, oa);
           }
           const auto z = ref::assign_region(Cp, S, r, c, acc);
-          const auto want = ref::write_back(Cp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), false, T{});
+          const auto want =
+              ref::write_back(Cp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), false, T{});
           INFO("matrix " << where.str());
           CHECK(compare_partial(partial_of(C), want) == "");
         }
@@ -89,7 +91,8 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
             detail::assign(w.storage(), u.storage(), rows, oa);
           }
           const auto z = ref::assign_region(wp, S, r, {0}, acc);
-          const auto want = ref::write_back(wp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), w.is_dense(), T{});
+          const auto want =
+              ref::write_back(wp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), w.is_dense(), T{});
           INFO("vector " << where.str() << " w_dense=" << w.is_dense());
           CHECK(compare_partial(partial_of(w), want) == "");
         }
@@ -115,7 +118,8 @@ TEMPLATE_TEST_CASE("assign on larger and skewed operands", "[assign]", bool, std
 TEST_CASE("assign: the BFS level update through the public templates", "[assign]") {
   Vector<std::int32_t> levels = Vector<std::int32_t>::dense(10, -1, device());
   const bool on[2] = {true, true};
-  Vector<bool> frontier = Vector<bool>::from_tuples(10, std::vector<Index>{2, 7}, std::span<const bool>(on, 2)).to(device());
+  Vector<bool> frontier =
+      Vector<bool>::from_tuples(10, std::vector<Index>{2, 7}, std::span<const bool>(on, 2)).to(device());
   assign(levels, 3, IndexList::all(), {.mask = frontier});
   CHECK(levels.to(Device::cpu()).to_std_vector() == std::vector<std::int32_t>{-1, -1, 3, -1, -1, -1, -1, 3, -1, -1});
   CHECK_THROWS_AS(assign(levels, 1, IndexList{1, 4, 1}), InvalidIndex);

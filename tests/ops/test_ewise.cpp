@@ -14,13 +14,13 @@ using namespace geblas::test;
 namespace {
 
 const std::vector<std::pair<std::string, BinaryOpId>> binary_ops = {
-    {"first", BinaryOpId::first}, {"second", BinaryOpId::second}, {"pair", BinaryOpId::pair},
-    {"any", BinaryOpId::any},     {"plus", BinaryOpId::plus},     {"minus", BinaryOpId::minus},
-    {"rminus", BinaryOpId::rminus}, {"times", BinaryOpId::times}, {"div", BinaryOpId::div},
-    {"rdiv", BinaryOpId::rdiv},   {"min", BinaryOpId::min},       {"max", BinaryOpId::max},
-    {"lor", BinaryOpId::lor},     {"land", BinaryOpId::land},     {"lxor", BinaryOpId::lxor},
-    {"eq", BinaryOpId::eq},       {"ne", BinaryOpId::ne},         {"gt", BinaryOpId::gt},
-    {"lt", BinaryOpId::lt},       {"ge", BinaryOpId::ge},         {"le", BinaryOpId::le}};
+    {"first", BinaryOpId::first},   {"second", BinaryOpId::second}, {"pair", BinaryOpId::pair},
+    {"any", BinaryOpId::any},       {"plus", BinaryOpId::plus},     {"minus", BinaryOpId::minus},
+    {"rminus", BinaryOpId::rminus}, {"times", BinaryOpId::times},   {"div", BinaryOpId::div},
+    {"rdiv", BinaryOpId::rdiv},     {"min", BinaryOpId::min},       {"max", BinaryOpId::max},
+    {"lor", BinaryOpId::lor},       {"land", BinaryOpId::land},     {"lxor", BinaryOpId::lxor},
+    {"eq", BinaryOpId::eq},         {"ne", BinaryOpId::ne},         {"gt", BinaryOpId::gt},
+    {"lt", BinaryOpId::lt},         {"ge", BinaryOpId::ge},         {"le", BinaryOpId::le}};
 
 // Integer division and floating division by zero give inf / nan; both sides agree on
 // them (close() compares nan with nan), so every operator runs on every type.
@@ -43,8 +43,9 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
         const ref::Binary<T>* acc = use_accum ? &accum : nullptr;
         std::ostringstream where;
         where << (add ? "ewise_add " : "ewise_mult ") << name << " " << type_traits<T>::name << " m=" << d.m
-              << " n=" << d.n << " shape=" << to_string(shape) << " mask=" << to_string(mc) << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace
-              << " ta=" << ta << " tb=" << tb << " seed=" << seed << " on " << device().str();
+              << " n=" << d.n << " shape=" << to_string(shape) << " mask=" << to_string(mc)
+              << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace << " ta=" << ta
+              << " tb=" << tb << " seed=" << seed << " on " << device().str();
         {  // sparse matrices
           auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.2, seed, shape);
           auto [B, Bp] = random_matrix<T>(tb ? d.n : d.m, tb ? d.m : d.n, 0.2, seed + 1);
@@ -63,7 +64,8 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
         {  // dense matrices, mixed layouts
           auto [A, Ap] = random_dense_matrix<T>(d.m, d.n, seed + 4, Layout::col_major);
           auto [B, Bp] = random_dense_matrix<T>(d.m, d.n, seed + 5);
-          auto [C, Cp] = random_dense_matrix<T>(d.m, d.n, seed + 6, (combo & 32) ? Layout::col_major : Layout::row_major);
+          auto [C, Cp] =
+              random_dense_matrix<T>(d.m, d.n, seed + 6, (combo & 32) ? Layout::col_major : Layout::row_major);
           MaskHolder mh(mc, d.m, d.n, false, seed + 3);
           Options om = o;
           om.mask = mh.mask;

@@ -54,8 +54,9 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
         if (use_accum) o.accum = accum_of<T>(accum_id);
         std::ostringstream where;
         where << "extract " << type_traits<T>::name << " m=" << d.m << " n=" << d.n << " |rows|=" << om_
-              << " |cols|=" << on_ << " mask=" << to_string(mc) << " shape=" << to_string(shape) << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace
-              << " ta=" << ta << " seed=" << seed << " on " << device().str();
+              << " |cols|=" << on_ << " mask=" << to_string(mc) << " shape=" << to_string(shape)
+              << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace << " ta=" << ta
+              << " seed=" << seed << " on " << device().str();
         {
           auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.25, seed, shape);
           auto [C, Cp] = random_matrix<T>(om_, on_, 0.2, seed + 1);

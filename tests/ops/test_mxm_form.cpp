@@ -70,7 +70,8 @@ TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": larger operands, every semiri
         }
 }
 
-TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, accumulators", "[mxm]", std::int32_t, double) {
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, accumulators", "[mxm]", std::int32_t,
+                   double) {
   std::uint64_t seed = 5000;
   for (const std::string semiring : {"plus_times", "min_plus"})
     for (MaskKind mk : {MaskKind::none, MaskKind::sparse, MaskKind::dense})
@@ -96,7 +97,8 @@ TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, a
             }
 }
 
-TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": transposes and a user-defined semiring", "[mxm]", float, std::int64_t) {
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": transposes and a user-defined semiring", "[mxm]", float,
+                   std::int64_t) {
   std::uint64_t seed = 7000;
   for (const std::string name : {"plus_times", "max_times", "any_second"})
     for (bool ta : {false, true})

@@ -17,8 +17,9 @@ namespace {
 template <class T>
 std::vector<std::string> semirings_for() {
   if constexpr (std::is_same_v<T, bool>) return {"lor_land", "any_second"};
-  else return {"plus_times", "max_times", "min_plus", "max_plus", "min_times", "max_min",
-               "min_max", "plus_pair", "min_second", "any_second", "plus_second"};
+  else
+    return {"plus_times", "max_times", "min_plus",   "max_plus",   "min_times",  "max_min",
+            "min_max",    "plus_pair", "min_second", "any_second", "plus_second"};
 }
 
 // shape: of A; by default uniform or (one seed in three) empty rows. accum_override:
@@ -38,8 +39,10 @@ void run_all(const std::vector<Dims>& dims, std::optional<Shape> shape, const st
                    replace = combo & 16, transpose_a = combo & 32;
         // A is stored so that the product is m x n -> w of size m, u of size n.
         const Index am = (vxm != transpose_a) ? d.n : d.m, an = (vxm != transpose_a) ? d.m : d.n;
-        auto [A, Ap] =
-            random_matrix<T>(am, an, 0.15, seed, shape ? *shape : seed % 3 ? Shape::uniform : Shape::empty_rows);
+        auto [A, Ap] = random_matrix<T>(am, an, 0.15, seed,
+                                        shape      ? *shape
+                                        : seed % 3 ? Shape::uniform
+                                                   : Shape::empty_rows);
         // A sparse u of ~5% takes the push path; ~50% the pull path.
         auto [u, up] = random_vector<T>(d.n, (combo & 64) ? 0.05 : 0.5, u_dense, seed + 1);
         auto [w, wp] = random_vector<T>(d.m, 0.3, w_dense, seed + 2);
@@ -50,14 +53,17 @@ void run_all(const std::vector<Dims>& dims, std::optional<Shape> shape, const st
         o.transpose_a = transpose_a;
         const std::string accum_name =
             accum_override.empty() ? name.substr(0, name.find('_')) : accum_override;  // the semiring's add
-        if (use_accum) o.accum = accum_of<T>(*[&] {
-          static const std::vector<std::pair<std::string, BinaryOpId>> ids = {
-              {"plus", BinaryOpId::plus}, {"max", BinaryOpId::max}, {"min", BinaryOpId::min},
-              {"lor", BinaryOpId::lor}, {"any", BinaryOpId::any}};
-          for (const auto& [n, id] : ids)
-            if (n == accum_name) return &id;
-          return &ids[0].second;
-        }());
+        if (use_accum)
+          o.accum = accum_of<T>(*[&] {
+            static const std::vector<std::pair<std::string, BinaryOpId>> ids = {{"plus", BinaryOpId::plus},
+                                                                                {"max", BinaryOpId::max},
+                                                                                {"min", BinaryOpId::min},
+                                                                                {"lor", BinaryOpId::lor},
+                                                                                {"any", BinaryOpId::any}};
+            for (const auto& [n, id] : ids)
+              if (n == accum_name) return &id;
+            return &ids[0].second;
+          }());
         const ref::Binary<T> accum = ref::binary<T>(accum_name == "any" ? "first" : accum_name);
         const ref::Partial<T> M = (vxm != transpose_a) ? ref::transpose(Ap) : Ap;
         std::vector<std::vector<T>> terms;
@@ -73,16 +79,14 @@ void run_all(const std::vector<Dims>& dims, std::optional<Shape> shape, const st
           else detail::mxv(got.storage(), A.storage(), u.storage(), sid, ov);
           INFO((vxm ? "vxm " : "mxv ") << name << " " << type_traits<T>::name << " m=" << d.m << " n=" << d.n
                                        << " mask=" << to_string(mc) << " u_dense=" << u_dense
-                                       << " u_nvals=" << u.nvals() << " w_dense=" << w_dense
-                                       << " accum=" << use_accum << " replace=" << replace
-                                       << " transpose_a=" << transpose_a << " variant='" << variant
-                                       << "' ran=" << last_dispatch().variant << " seed=" << seed << " on "
+                                       << " u_nvals=" << u.nvals() << " w_dense=" << w_dense << " accum=" << use_accum
+                                       << " replace=" << replace << " transpose_a=" << transpose_a << " variant='"
+                                       << variant << "' ran=" << last_dispatch().variant << " seed=" << seed << " on "
                                        << device().str());
           CHECK(got.is_dense() == w_dense);
           if (name.starts_with("any_"))
             CHECK(compare_any(partial_of(got), want, wp, mh.allow, terms, use_accum ? &accum : nullptr) == "");
-          else
-            CHECK(compare_partial(partial_of(got), want, device_tol<T>()) == "");
+          else CHECK(compare_partial(partial_of(got), want, device_tol<T>()) == "");
         }
       }
   }
@@ -118,10 +122,9 @@ TEST_CASE("mxv through the public templates: PageRank-like step and BFS push ste
   Vector<double> w = Vector<double>::dense(50, 0.0, device());
   mxv(w, A, u, semiring::plus_times<double>{});
   const auto want = ref::mxv(Ap, up, ref::semiring<double>("plus_times"), false);
-  CHECK(compare_partial(partial_of(w), ref::write_back(ref::Partial<double>(50, 1, 0.0, true), want,
-                                                       ref::Flags::Constant(50, 1, 1), false,
-                                                       static_cast<const ref::Binary<double>*>(nullptr), true, 0.0)) ==
-        "");
+  CHECK(compare_partial(partial_of(w),
+                        ref::write_back(ref::Partial<double>(50, 1, 0.0, true), want, ref::Flags::Constant(50, 1, 1),
+                                        false, static_cast<const ref::Binary<double>*>(nullptr), true, 0.0)) == "");
   CHECK(last_dispatch().variant == pull);
 
   // One BFS level: frontier q (bool, sparse), visited mask complemented, push.

@@ -33,8 +33,10 @@ TEST_CASE("dimension mismatches are reported with the shapes", "[errors]") {
   const Device d = device();
   SparseMatrix<float> A(4, 5, d), B(5, 4, d), C(4, 5, d);
   Vector<float> u = Vector<float>::dense(4, 0.0f, d), w(4, d), v5(5, d);
-  expect_error<DimensionMismatch>([&] { mxv(w, A, u, semiring::plus_times<float>{}); }, {"mxv", "u has size 4", "4 x 5"});
-  expect_error<DimensionMismatch>([&] { vxm(w, v5, A, semiring::plus_times<float>{}); }, {"vxm", "u has size 5", "rows"});
+  expect_error<DimensionMismatch>([&] { mxv(w, A, u, semiring::plus_times<float>{}); },
+                                  {"mxv", "u has size 4", "4 x 5"});
+  expect_error<DimensionMismatch>([&] { vxm(w, v5, A, semiring::plus_times<float>{}); },
+                                  {"vxm", "u has size 5", "rows"});
   expect_error<DimensionMismatch>([&] { ewise_add(C, A, B, binop::plus<float>{}); }, {"ewise_add", "5 x 4"});
   expect_error<DimensionMismatch>([&] { ewise_mult(w, u, v5, binop::times<float>{}); }, {"ewise_mult", "v 5"});
   expect_error<DimensionMismatch>([&] { apply(C, B, unop::abs<float>{}); }, {"apply", "4 x 5"});

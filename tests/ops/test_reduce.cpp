@@ -14,7 +14,7 @@ using namespace geblas::test;
 namespace {
 
 const std::vector<std::pair<std::string, MonoidId>> monoids = {
-    {"plus", MonoidId::plus}, {"times", MonoidId::times}, {"min", MonoidId::min}, {"max", MonoidId::max},
+    {"plus", MonoidId::plus}, {"times", MonoidId::times}, {"min", MonoidId::min},   {"max", MonoidId::max},
     {"lor", MonoidId::lor},   {"land", MonoidId::land},   {"lxor", MonoidId::lxor}, {"any", MonoidId::any}};
 
 // The rows of a Partial's entries: the candidates of an `any` reduction.
@@ -71,7 +71,8 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
           auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.2, seed, shape);
           auto [w, wp] = random_vector<T>(d.m, 0.4, w_dense, seed + 1);
           const ref::Partial<T> M = ta ? ref::transpose(Ap) : Ap;
-          const auto want = ref::write_back(wp, ref::reduce_rows(M, mon), mh.allow, replace, acc, w_dense, mon.identity);
+          const auto want =
+              ref::write_back(wp, ref::reduce_rows(M, mon), mh.allow, replace, acc, w_dense, mon.identity);
           detail::reduce_rows(w.storage(), A.storage(), id, o);
           INFO("sparse " << where.str());
           if (any) CHECK(compare_any(partial_of(w), want, wp, mh.allow, row_terms(M), acc) == "");
@@ -135,8 +136,7 @@ TEMPLATE_TEST_CASE("reduce on larger and skewed matrices", "[reduce]", bool, std
     run_all<TestType>(dims, shape, "min", BinaryOpId::min, seed += 100000);
 }
 
-TEST_CASE("reduce to a scalar over many entries (chunked on threads) and through the public templates",
-          "[reduce]") {
+TEST_CASE("reduce to a scalar over many entries (chunked on threads) and through the public templates", "[reduce]") {
   auto [A, Ap] = random_matrix<std::int64_t>(3000, 3000, 0.002, 77);
   CHECK(reduce(A, monoid::plus<std::int64_t>{}) == ref::reduce_all(Ap, ref::monoid<std::int64_t>("plus")));
   CHECK(reduce(A, monoid::min<std::int64_t>{}) == ref::reduce_all(Ap, ref::monoid<std::int64_t>("min")));

@@ -51,8 +51,8 @@ void run_all(const std::vector<Dims>& dims, const std::vector<Index>& offsets, S
             Options om = o;
             om.mask = mh.mask;
             om.transpose_a = ta;
-            const auto want =
-                ref::write_back(Cp, ref::select(ta ? ref::transpose(Ap) : Ap, keep), mh.allow, replace, acc, false, T{});
+            const auto want = ref::write_back(Cp, ref::select(ta ? ref::transpose(Ap) : Ap, keep), mh.allow, replace,
+                                              acc, false, T{});
             detail::select(C.storage(), A.storage(), args, om);
             INFO("sparse " << where.str());
             CHECK(compare_partial(partial_of(C), want) == "");

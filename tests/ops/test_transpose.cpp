@@ -48,7 +48,8 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
         {
           auto [A, Ap] = random_dense_matrix<T>(ta ? d.m : d.n, ta ? d.n : d.m, seed + 3,
                                                 (combo & 8) ? Layout::col_major : Layout::row_major);
-          auto [C, Cp] = random_dense_matrix<T>(d.m, d.n, seed + 4, (combo & 16) ? Layout::col_major : Layout::row_major);
+          auto [C, Cp] =
+              random_dense_matrix<T>(d.m, d.n, seed + 4, (combo & 16) ? Layout::col_major : Layout::row_major);
           const auto want = ref::write_back(Cp, ta ? Ap : ref::transpose(Ap), mh.allow, replace, acc, true, T{});
           detail::transpose(C.storage(), A.storage(), o);
           INFO("dense " << where.str());

@@ -218,9 +218,11 @@ std::string compare_any(const ref::Partial<T>& got, const ref::Partial<T>& want,
       }
     if (!ok && bad++ < 5) {
       msg << " [" << i << "]: got ";
-      if (g) msg << +got.v(i, 0); else msg << "absent";
+      if (g) msg << +got.v(i, 0);
+      else msg << "absent";
       msg << " want ";
-      if (w) msg << +want.v(i, 0) << " or another term"; else msg << "absent";
+      if (w) msg << +want.v(i, 0) << " or another term";
+      else msg << "absent";
       msg << ";";
     }
   }

@@ -12,10 +12,10 @@
 
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
-#include "cuda/spmm/tc_window.cuh"
-#include "cuda/spmm/tc_window_kernel.cuh"
 #include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/policy/tc_cost_model.hpp"
+#include "cuda/spmm/tc_window.cuh"
+#include "cuda/spmm/tc_window_kernel.cuh"
 #include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail::cuda {
@@ -106,8 +106,8 @@ void tc_window_run(const spmm::SpmmProblem& p, WindowRouting routing, void* work
 
   const Index n = p.n;
   if (route->zero_rows > 0 && !p.accumulate) {
-    zero_rows_kernel<<<dim3(blocks(route->zero_rows, P::cc_warps), blocks(n, P::zero_cols)), P::cc_warps * 32, 0,
-                       s>>>(op, route->zero_row_list.as<int>(), route->zero_rows);
+    zero_rows_kernel<<<dim3(blocks(route->zero_rows, P::cc_warps), blocks(n, P::zero_cols)), P::cc_warps * 32, 0, s>>>(
+        op, route->zero_row_list.as<int>(), route->zero_rows);
     GEBLAS_CUDA_CHECK_LAUNCH();
   }
   if (route->tc_items > 0)
@@ -120,7 +120,8 @@ void tc_window_run(const spmm::SpmmProblem& p, WindowRouting routing, void* work
     // else its generic path for any layout.
     using Fast = spmm::StaticOps<semiring::plus_times<float>>;
     if (p.b_row_major() && p.c_row_major()) {
-      if (spmm::vector_aligned(p, 4)) tc::launch_cc_items<float, Fast, 4, true>(p, Fast{}, nullptr, nullptr, items, count, s);
+      if (spmm::vector_aligned(p, 4))
+        tc::launch_cc_items<float, Fast, 4, true>(p, Fast{}, nullptr, nullptr, items, count, s);
       else tc::launch_cc_items<float, Fast, 1, true>(p, Fast{}, nullptr, nullptr, items, count, s);
     } else {
       using Generic = spmm::RuntimeOps<float>;

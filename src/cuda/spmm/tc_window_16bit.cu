@@ -11,9 +11,9 @@
 // summed in an fp32 scratch row (atomics, order may vary between runs) and rounded into
 // C once by a last kernel, so no 16-bit partial sum is ever stored.
 #include "cuda/check.cuh"
+#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/tc_window.cuh"
 #include "cuda/spmm/tc_window_kernel.cuh"
-#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail::cuda {
@@ -30,8 +30,7 @@ using P = tc::TcWindowPolicy;
 // Rounds the scratch rows into C (adding C's old value when accumulating): the one
 // rounding of the rows that several items summed. grid: (split rows, column blocks).
 template <class L>
-__global__ void __launch_bounds__(P::finish_cols)
-    finish16_kernel(Op16 op, const int* __restrict__ rows) {
+__global__ void __launch_bounds__(P::finish_cols) finish16_kernel(Op16 op, const int* __restrict__ rows) {
   const Index j = static_cast<Index>(blockIdx.y) * P::finish_cols + threadIdx.x;
   if (j >= op.n) return;
   const Index slot = blockIdx.x;
@@ -41,8 +40,8 @@ __global__ void __launch_bounds__(P::finish_cols)
 }
 
 template <class L>
-void run16(const spmm::SpmmProblem& p, const WindowPlan& plan, const WindowRoute& route,
-           void* workspace, cudaStream_t s) {
+void run16(const spmm::SpmmProblem& p, const WindowPlan& plan, const WindowRoute& route, void* workspace,
+           cudaStream_t s) {
   const Op16 op = tc::tc_operands<u16>(p, plan, route, workspace);
 
   const Index n = p.n;
@@ -58,7 +57,8 @@ void run16(const spmm::SpmmProblem& p, const WindowPlan& plan, const WindowRoute
     const int* slots = route.row_slot.as<int>();
     float* scratch = static_cast<float*>(workspace);
     if (vec) tc::launch_cc_items<Stored, Ops, 8, true>(p, Ops{}, slots, scratch, items, count, s);
-    else if (p.b_row_major() && p.c_row_major()) tc::launch_cc_items<Stored, Ops, 1, true>(p, Ops{}, slots, scratch, items, count, s);
+    else if (p.b_row_major() && p.c_row_major())
+      tc::launch_cc_items<Stored, Ops, 1, true>(p, Ops{}, slots, scratch, items, count, s);
     else tc::launch_cc_items<Stored, Ops, 1, false>(p, Ops{}, slots, scratch, items, count, s);
   }
   if (route.zero_rows > 0) {

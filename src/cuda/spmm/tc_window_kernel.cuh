@@ -41,7 +41,7 @@ namespace geblas::detail::cuda::tc {
 // step.
 struct TcWindowPolicy {
   static constexpr int rows = WindowPolicy::window_rows;  // mma M
-  static constexpr int max_warps = 4;                      // warps (column groups of C) per block
+  static constexpr int max_warps = 4;                     // warps (column groups of C) per block
   // The windows on CUDA cores, as row_split: work items (rows or pieces) per block and
   // loads of B in flight per entry slot.
   static constexpr int cc_warps = 8;
@@ -62,7 +62,7 @@ struct TcWindowPolicy {
   };
   struct B16 {
     static constexpr int k = WindowPolicy::k_step_16bit;  // mma K
-    static constexpr int tiles = 8;  // n8 tiles per warp: one 16-byte load of B covers all
+    static constexpr int tiles = 8;                       // n8 tiles per warp: one 16-byte load of B covers all
     // Row padding in 16-bit values: rows 132 words apart (4 mod 32), as the TF32 tile.
     static constexpr int pad = 8;
     // 16 loads of 16 bytes per lane on the vector path (the bytes in flight of the TF32

@@ -28,7 +28,7 @@ namespace {
 //   (64 columns each, up to four) share one staged A tile, so from N = 256 the staging
 //   weighs least per column (the likely reason for the step; not profiled).
 struct TcCostModel {
-  static constexpr Index small_n = 64;    // bands: N <= small_n, N <= medium_n, larger
+  static constexpr Index small_n = 64;  // bands: N <= small_n, N <= medium_n, larger
   static constexpr Index medium_n = 128;
   static constexpr double tf32_small_n = 10.0;
   static constexpr double tf32_medium_n = 5.5;
@@ -74,8 +74,6 @@ void set_tc_threshold_override(double entries_per_column) {
   threshold_override().store(entries_per_column, std::memory_order_relaxed);
 }
 
-double tc_min_gain(bool mixed) {
-  return TcCostModel::min_gain + (mixed ? TcCostModel::mixed_launch_gain : 0.0);
-}
+double tc_min_gain(bool mixed) { return TcCostModel::min_gain + (mixed ? TcCostModel::mixed_launch_gain : 0.0); }
 
 }  // namespace geblas::detail::cuda
