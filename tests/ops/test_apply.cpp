@@ -105,11 +105,7 @@ void run_all() {
 }  // namespace
 
 TEST_CASE("apply matches the reference for every operator, type and mask", "[apply]") {
-  run_all<bool>();
-  run_all<std::int32_t>();
-  run_all<std::int64_t>();
-  run_all<float>();
-  run_all<double>();
+  for_each_type([&]<class T>() { run_all<T>(); });
 }
 
 TEMPLATE_TEST_CASE("apply sqrt and exp to nonnegative integers, on a matrix with a heavy row", "[apply]", std::int32_t,

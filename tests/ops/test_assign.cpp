@@ -102,11 +102,7 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
 }  // namespace
 
 TEST_CASE("assign matches the reference for every type, index list kind and mask", "[assign]") {
-  run_all<bool>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000);
-  run_all<std::int32_t>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000);
-  run_all<std::int64_t>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000);
-  run_all<float>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000);
-  run_all<double>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000);
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000); });
 }
 
 // Larger operands (index lists past one thread block), a heavy row; another accumulator.

@@ -96,11 +96,7 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
 }  // namespace
 
 TEST_CASE("ewise_add / ewise_mult match the reference for every operator, type and mask", "[ewise]") {
-  run_all<bool>(sweep_dims, Shape::uniform, "plus", BinaryOpId::plus, 9000);
-  run_all<std::int32_t>(sweep_dims, Shape::uniform, "plus", BinaryOpId::plus, 9000);
-  run_all<std::int64_t>(sweep_dims, Shape::uniform, "plus", BinaryOpId::plus, 9000);
-  run_all<float>(sweep_dims, Shape::uniform, "plus", BinaryOpId::plus, 9000);
-  run_all<double>(sweep_dims, Shape::uniform, "plus", BinaryOpId::plus, 9000);
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, Shape::uniform, "plus", BinaryOpId::plus, 9000); });
 }
 
 // Larger operands than the GPU's 32-wide tiles and warps, a row holding half the

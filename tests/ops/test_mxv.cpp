@@ -95,11 +95,7 @@ void run_all(const std::vector<Dims>& dims, std::optional<Shape> shape, const st
 }  // namespace
 
 TEST_CASE("mxv / vxm match the reference for every semiring, type, mask and storage", "[mxv]") {
-  run_all<bool>(sweep_dims, std::nullopt, "", 7000);
-  run_all<std::int32_t>(sweep_dims, std::nullopt, "", 7000);
-  run_all<std::int64_t>(sweep_dims, std::nullopt, "", 7000);
-  run_all<float>(sweep_dims, std::nullopt, "", 7000);
-  run_all<double>(sweep_dims, std::nullopt, "", 7000);
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, std::nullopt, "", 7000); });
 }
 
 // Several thread blocks' worth of rows, frontiers small enough to push, a row holding

@@ -119,11 +119,7 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
 }  // namespace
 
 TEST_CASE("reduce matches the reference for every monoid, type and mask", "[reduce]") {
-  run_all<bool>(sweep_dims, Shape::empty_rows, "plus", BinaryOpId::plus, 13000);
-  run_all<std::int32_t>(sweep_dims, Shape::empty_rows, "plus", BinaryOpId::plus, 13000);
-  run_all<std::int64_t>(sweep_dims, Shape::empty_rows, "plus", BinaryOpId::plus, 13000);
-  run_all<float>(sweep_dims, Shape::empty_rows, "plus", BinaryOpId::plus, 13000);
-  run_all<double>(sweep_dims, Shape::empty_rows, "plus", BinaryOpId::plus, 13000);
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, Shape::empty_rows, "plus", BinaryOpId::plus, 13000); });
 }
 
 // Rows longer than a warp and a block, a row holding half the entries, no entries, a

@@ -75,11 +75,7 @@ void run_all(const std::vector<Dims>& dims, const std::vector<Index>& offsets, S
 
 TEST_CASE("select matches the reference for every predicate, type and mask", "[select]") {
   const std::vector<Index> k = {-3, 0, 2};
-  run_all<bool>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000);
-  run_all<std::int32_t>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000);
-  run_all<std::int64_t>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000);
-  run_all<float>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000);
-  run_all<double>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000);
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000); });
 }
 
 // Matrices past one warp / block of rows, a heavy row, no entries; row and column

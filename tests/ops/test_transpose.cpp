@@ -61,11 +61,7 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
 }  // namespace
 
 TEST_CASE("transpose matches the reference for every type and mask", "[transpose]") {
-  run_all<bool>(sweep_dims, 4, Shape::uniform, "minus", BinaryOpId::minus, 17000);
-  run_all<std::int32_t>(sweep_dims, 4, Shape::uniform, "minus", BinaryOpId::minus, 17000);
-  run_all<std::int64_t>(sweep_dims, 4, Shape::uniform, "minus", BinaryOpId::minus, 17000);
-  run_all<float>(sweep_dims, 4, Shape::uniform, "minus", BinaryOpId::minus, 17000);
-  run_all<double>(sweep_dims, 4, Shape::uniform, "minus", BinaryOpId::minus, 17000);
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, 4, Shape::uniform, "minus", BinaryOpId::minus, 17000); });
 }
 
 // Shapes that are not multiples of 32 x 32 tiles, a heavy row, no entries; the plus and

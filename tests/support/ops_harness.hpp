@@ -230,6 +230,16 @@ std::string compare_any(const ref::Partial<T>& got, const ref::Partial<T>& want,
   return msg.str();
 }
 
+// f.template operator()<T>() for every value type the operations take.
+template <class F>
+void for_each_type(F&& f) {
+  f.template operator()<bool>();
+  f.template operator()<std::int32_t>();
+  f.template operator()<std::int64_t>();
+  f.template operator()<float>();
+  f.template operator()<double>();
+}
+
 template <class T>
 Accum accum_of(BinaryOpId op) {
   Accum a;
