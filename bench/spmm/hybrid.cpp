@@ -13,15 +13,15 @@
 //                      cores ruled out (threshold override 1e30)
 //   tc_window, tc_window_all, auto   in the type (auto = the dispatcher; float32 with allow_tf32)
 // Every output is checked against cuSPARSE's fp32 product of the same (for 16-bit: the
-// rounded, and for graphs with weights above 1 scaled by a power of two) inputs: within 2e-3 of |A||B| for TF32, within u |ref| + 1e-5 |A||B| for the
-// 16-bit types (u = 2^-11 half, 2^-8 bfloat16: the one rounding of C); a failed check
-// of a geblas path or of fp32 cuSPARSE marks the row FAIL and the program exits 1 (16-bit
-// cuSPARSE outside the bound gets a comment line: its accuracy, not geblas's).
+// rounded, and for graphs with weights above 1 scaled by a power of two) inputs: within 2e-3 of |A||B| for TF32, within
+// u |ref| + 1e-5 |A||B| for the 16-bit types (u = 2^-11 half, 2^-8 bfloat16: the one rounding of C); a failed check of
+// a geblas path or of fp32 cuSPARSE marks the row FAIL and the program exits 1 (16-bit cuSPARSE outside the bound gets
+// a comment line: its accuracy, not geblas's).
 //
 // Calibration ("calib" lines): per graph, N and value class, tc_window_all's time per
 // condensed column (every window, padded to the mma K) over the CUDA-core time per entry
 // of the same type: the cost model's threshold for that graph and N
-// (src/core/tensor_cores.cpp). Only graphs with dense windows say much about it.
+// (src/cuda/spmm/policy/tc_cost_model.cpp). Only graphs with dense windows say much about it.
 //
 // Timing: a batch of `reps` calls followed by a device synchronisation, repeated
 // `batches` times after `warmup` calls; the median batch divided by reps (wall clock,

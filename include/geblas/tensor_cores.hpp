@@ -43,9 +43,6 @@ struct WindowPlanInfo {
 namespace detail {
 GEBLAS_API WindowPlanInfo window_plan_info(const SparseStorage& A, Index n);
 GEBLAS_API std::vector<Index> window_row_order(const SparseStorage& A);
-// The cost model's minimum predicted gain for the dispatcher to take a tensor-core
-// variant; `mixed`: the routing has windows of both kinds (two kernels run).
-GEBLAS_API double tc_window_min_gain(bool mixed);
 }  // namespace detail
 
 // The plan the tc_window variant uses for A (A on a CUDA device) when B has n columns,
@@ -71,9 +68,10 @@ std::vector<Index> window_row_order(const SparseMatrix<T>& A) {
 // entries per condensed column (padded to the mma K: 8 for TF32, 16 for half and
 // bfloat16) reach this value. It is the cost of one condensed column on tensor cores
 // in units of one entry on CUDA cores, one value per value class (TF32 for float; half
-// and bfloat16 together) and per band of N (src/core/tensor_cores.cpp holds the table
+// and bfloat16 together) and per band of N (src/cuda/spmm/policy/tc_cost_model.cpp holds the table
 // and says where each value comes from). `type` is A's type (float32, float16 or
-// bfloat16; others throw InvalidValue), n the columns of B.
+// bfloat16; others throw InvalidValue), n the columns of B. The model is the CUDA
+// backend's: in a build without CUDA these three throw NotImplemented.
 GEBLAS_API double tc_window_threshold(TypeId type, Index n);
 // A process-wide override of every class and band, meant for calibration benches
 // (routings are cached per threshold); reset_tc_window_threshold() returns to the table.

@@ -1,4 +1,5 @@
 // Built without CUDA: no CUDA SpMM variants exist.
+#include "cuda/spmm/policy/tc_cost_model.hpp"
 #include "cuda/spmm/window_plan_info.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 #include "geblas/error.hpp"
@@ -9,5 +10,16 @@ void* cuda_stream_handle(int) { return nullptr; }
 // Unreachable: without CUDA no matrix lives on a CUDA device (the core checks first).
 WindowPlanInfo cuda::window_plan_info(const SparseStorage&, Index) {
   throw NotImplemented("window_plan_info: libgeblas.so was built without CUDA");
+}
+// The tensor-core cost model is the CUDA backend's (src/cuda/spmm/policy/).
+double cuda::tc_threshold(TypeId, Index) {
+  throw NotImplemented(
+      "tc_window_threshold: libgeblas.so was built without CUDA (the tensor-core cost model is the "
+      "CUDA backend's)");
+}
+void cuda::set_tc_threshold_override(double) {
+  throw NotImplemented(
+      "set_tc_window_threshold: libgeblas.so was built without CUDA (the tensor-core cost model is "
+      "the CUDA backend's)");
 }
 }  // namespace geblas::detail

@@ -14,12 +14,13 @@
 #include "algorithms/oracles.hpp"
 #include "geblas/geblas.hpp"
 #include "support/data.hpp"
+#include "support/device.hpp"
 
 namespace algotest {
 
-// Defined by device_cpu.cpp or device_gpu.cpp: the test sources are compiled once and
-// linked into both programs.
-geblas::Device device();
+// test::device(): the test sources are compiled once and linked into a program per
+// device (geblas_add_device_tests).
+inline geblas::Device device() { return geblas::test::device(); }
 
 // n vertices, about n * degree edges with integer weights in [1, 9] (exact sums), the
 // last n/10 vertices isolated, a few self-loops; `symmetric` adds every reverse edge.

@@ -9,6 +9,8 @@
 // checked to be the intended one, so no case passes through the wrong path.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <set>
@@ -648,4 +650,79 @@ TEST_CASE("tc_window 16-bit: real graphs (their structure, random 16-bit values)
     std::printf("SKIPPED (16-bit real graphs): none of the graphs is in %s\n", test::data_dir().string().c_str());
     SUCCEED("no data");
   }
+}
+
+// ---------------------------------------------------------------------------------
+// Fingerprints: a 64-bit FNV-1a hash of C's bits for fixed operands, per value class,
+// variant, N (37: the scalar gathers; 64: the interleaved 16-byte path), layouts and
+// accumulation, printed as "fingerprint ..." lines. A kernel change that promises the
+// same operations in the same order is checked by running this case on the builds
+// before and after it and comparing the lines. The operands keep every window within
+// 256 condensed columns and every row within 128 entries, so no part of a row is added
+// with atomics and each value is deterministic: the case checks that two calls agree bit
+// for bit, and that C was written at all.
+namespace {
+
+template <class T>
+std::uint64_t fnv1a(const std::vector<T>& v) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+  for (std::size_t i = 0; i < v.size() * sizeof(T); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+template <class T>
+void fingerprints(const char* type_name) {
+  const Case c = [] {
+    Case r = windows_case("dsde", 16 * 9 + 5, 300, 9001);  // no 'w' (segments) or 'h' (pieces)
+    if constexpr (!std::is_same_v<T, float>) r = rounded_to<T>(r);
+    return r;
+  }();
+  std::vector<Tuple<T>> t;
+  for (const auto& x : c.tuples) t.push_back({x.row, x.col, T(x.value)});
+  const auto dA = SparseMatrix<T>::from_tuples(c.nrows, c.ncols, t).to(Device::cuda(0));
+  auto dense = [](const DenseD& D, Layout layout) {
+    if constexpr (std::is_same_v<T, float>) return to_device_dense(D, layout);
+    else return to_device_dense16<T>(rounded_dense<T>(D), layout);
+  };
+  std::uint64_t seed = 9100;
+  for (const char* variant : {"tc_window", "tc_window_all"})
+    for (Index n : {Index{37}, Index{64}})
+      for (Layout lb : {Layout::row_major, Layout::col_major})
+        for (bool accumulate : {false, true}) {
+          ++seed;
+          const Layout lc = lb;
+          const DenseMatrix<T> dB = dense(random_b(c.ncols, n, seed), lb);
+          const DenseD C0 = random_b(c.nrows, n, seed + 1);
+          Options o;
+          o.variant = variant;
+          o.allow_tf32 = true;
+          if (accumulate) o.accum = binop::plus<T>{};
+          std::uint64_t h[2] = {0, 0};
+          for (int rep = 0; rep < 2; ++rep) {
+            DenseMatrix<T> C = dense(C0, lc);
+            mxm(C, dA, dB, semiring::plus_times<T>{}, o);
+            const std::vector<T> got = C.to(Device::cpu()).to_row_major();
+            h[rep] = fnv1a(got);
+            if (rep == 0) {
+              const std::vector<T> before = dense(C0, Layout::row_major).to(Device::cpu()).to_row_major();
+              INFO(type_name << " " << variant << " n=" << n);
+              CHECK(fnv1a(before) != h[0]);  // C was written
+            }
+          }
+          std::printf("fingerprint %s %s n=%lld layout=%s accumulate=%d: %016llx\n", type_name, variant,
+                      static_cast<long long>(n), lb == Layout::row_major ? "row" : "col", int(accumulate),
+                      static_cast<unsigned long long>(h[0]));
+          INFO(type_name << " " << variant << " n=" << n << " accumulate=" << accumulate);
+          CHECK(h[0] == h[1]);
+        }
+}
+
+}  // namespace
+
+TEST_CASE("tc_window: result fingerprints repeat bit for bit (compare the printed lines across builds)",
+          "[hybrid][gpu][fingerprint]") {
+  fingerprints<float>("float-tf32");
+  fingerprints<half>("half");
+  fingerprints<bfloat16>("bfloat16");
 }

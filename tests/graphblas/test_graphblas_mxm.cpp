@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/mxm_driver.hpp"
+#include "ops/mxm_driver.hpp"
 #include "support/catch.hpp"
 #include "support/data.hpp"
 

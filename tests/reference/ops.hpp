@@ -77,16 +77,20 @@ Partial<T> write_back(const Partial<T>& C, const Partial<T>& R, const Flags& all
   return out;
 }
 
-// t = M (+).(x) u, M m x n, u n x 1; u_first computes mul(u(k), M(i,k)) (vxm).
+// t = M (+).(x) u, M m x n, u n x 1; u_first computes mul(u(k), M(i,k)) (vxm). `terms`
+// (optional) receives each row's products, the candidates of an `any` semiring.
 template <class T>
-Partial<T> mxv(const Partial<T>& M, const Partial<T>& u, const SemiringOps<T>& s, bool u_first) {
+Partial<T> mxv(const Partial<T>& M, const Partial<T>& u, const SemiringOps<T>& s, bool u_first,
+               std::vector<std::vector<T>>* terms = nullptr) {
   Partial<T> t(M.rows(), 1, s.identity, false);
+  if (terms) terms->assign(static_cast<std::size_t>(M.rows()), {});
   for (long long i = 0; i < M.rows(); ++i)
     for (long long k = 0; k < M.cols(); ++k)
       if (M.has(i, k) && u.has(k, 0)) {
         const T prod = u_first ? s.mul(u.v(k, 0), M.v(i, k)) : s.mul(M.v(i, k), u.v(k, 0));
         t.v(i, 0) = t.has(i, 0) ? s.add(t.v(i, 0), prod) : prod;
         t.p(i, 0) = 1;
+        if (terms) (*terms)[static_cast<std::size_t>(i)].push_back(prod);
       }
   return t;
 }

@@ -1,7 +1,8 @@
-// Shared pieces of the operation tests: random geblas objects built together with
-// their reference Partials (from the same tuples), conversion of results back to
-// Partials, the mask cases every operation is run under, and an exact comparison of
-// pattern and values that names the first mismatches.
+// The one harness of the operation tests (tests/ops/), for every device: random geblas
+// objects built on test::device() together with their reference Partials (from the same
+// tuples), conversion of results (from any device) back to Partials, the mask cases every
+// operation is run under, and a comparison of pattern and values that names the first
+// mismatches.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "geblas/geblas.hpp"
 #include "reference/ops.hpp"
 #include "support/compare.hpp"
+#include "support/device.hpp"
 #include "support/random.hpp"
 
 namespace geblas::test {
@@ -21,13 +23,13 @@ namespace geblas::test {
 template <class T>
 ref::Partial<T> partial_of(const SparseMatrix<T>& A) {
   ref::Partial<T> p(A.nrows(), A.ncols());
-  for (const auto& t : A.extract_tuples()) p.set(t.row, t.col, t.value);
+  for (const auto& t : A.to(Device::cpu()).extract_tuples()) p.set(t.row, t.col, t.value);
   return p;
 }
 template <class T>
 ref::Partial<T> partial_of(const DenseMatrix<T>& A) {
   ref::Partial<T> p(A.nrows(), A.ncols(), T{}, true);
-  const std::vector<T> v = A.to_row_major();
+  const std::vector<T> v = A.to(Device::cpu()).to_row_major();
   for (Index i = 0; i < A.nrows(); ++i)
     for (Index j = 0; j < A.ncols(); ++j) p.v(i, j) = v[static_cast<std::size_t>(i * A.ncols() + j)];
   return p;
@@ -35,18 +37,18 @@ ref::Partial<T> partial_of(const DenseMatrix<T>& A) {
 template <class T>
 ref::Partial<T> partial_of(const Vector<T>& u) {
   ref::Partial<T> p(u.size(), 1);
-  for (const auto& [i, x] : u.extract_tuples()) p.set(i, 0, x);
+  for (const auto& [i, x] : u.to(Device::cpu()).extract_tuples()) p.set(i, 0, x);
   return p;
 }
 
-// A random sparse matrix (density d) and its Partial, from the same tuples.
+// A random sparse matrix (density d) on device() and its Partial, from the same tuples.
 template <class T>
 std::pair<SparseMatrix<T>, ref::Partial<T>> random_matrix(Index m, Index n, double d, std::uint64_t seed,
                                                           Shape shape = Shape::uniform) {
   const auto r = random_sparse<T>(m, n, d, shape, seed);
   ref::Partial<T> p(m, n);
   for (const auto& t : r.tuples) p.set(t.row, t.col, t.value);
-  return {r.geblas(), p};
+  return {r.geblas().to(device()), p};
 }
 
 template <class T>
@@ -55,10 +57,10 @@ std::pair<DenseMatrix<T>, ref::Partial<T>> random_dense_matrix(Index m, Index n,
   const ref::Dense<T> d = random_dense<T>(m, n, seed);
   ref::Partial<T> p(m, n, T{}, true);
   p.v = d;
-  return {to_geblas(d, layout), p};
+  return {to_geblas(d, layout, device()), p};
 }
 
-// A random vector: dense storage (every entry present) or sparse with density d.
+// A random vector on device(): dense storage (every entry present) or sparse with density d.
 template <class T>
 std::pair<Vector<T>, ref::Partial<T>> random_vector(Index n, double d, bool dense, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -70,7 +72,7 @@ std::pair<Vector<T>, ref::Partial<T>> random_vector(Index n, double d, bool dens
       v[static_cast<std::size_t>(i)] = x;
       p.set(i, 0, x);
     }
-    return {Vector<T>::from_dense(v), p};
+    return {Vector<T>::from_dense(v).to(device()), p};
   }
   std::vector<Index> idx;
   std::vector<T> val;
@@ -84,7 +86,7 @@ std::pair<Vector<T>, ref::Partial<T>> random_vector(Index n, double d, bool dens
   // from_tuples takes a span of T; std::vector<bool> has none, so go through a buffer.
   std::unique_ptr<T[]> buf(new T[val.size() + 1]);
   for (std::size_t k = 0; k < val.size(); ++k) buf[k] = val[k];
-  return {Vector<T>::from_tuples(n, idx, std::span<const T>(buf.get(), val.size())), p};
+  return {Vector<T>::from_tuples(n, idx, std::span<const T>(buf.get(), val.size())).to(device()), p};
 }
 
 // The mask cases every operation runs under.
@@ -109,7 +111,7 @@ inline const char* to_string(MaskCase c) {
   return "?";
 }
 
-// A mask of shape m x n (or a vector of size m when `vector`), its objects kept alive
+// A mask on device() of shape m x n (or a vector of size m when `vector`), its objects kept alive
 // here, and the reference flags of what it allows. Mask values are int32 with zeros,
 // so value and structural masks differ.
 struct MaskHolder {
@@ -183,6 +185,60 @@ std::string compare_partial(const ref::Partial<T>& got, const ref::Partial<T>& w
 // Shapes every test sweeps: empty, 1 x 1, square, tall, wide.
 struct Dims { Index m, n; };
 inline const std::vector<Dims> sweep_dims = {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {17, 17}, {40, 7}, {6, 45}, {64, 64}};
+
+// The tolerance of a comparison: none on the CPU, whose kernels follow the reference's
+// order of operations; a few ulps on a GPU, which may sum in another order and has its
+// own sqrt / exp / log (values are small integers in most cases, so sums stay exact).
+template <class T>
+double device_tol() {
+  if (device().is_cpu()) return 0;
+  if constexpr (std::is_same_v<T, float>) return 1e-5;
+  else if constexpr (std::is_same_v<T, double>) return 1e-12;
+  else return 0;
+}
+
+// Empty when a vector result of an `any` reduction is right: want's pattern, and each
+// written entry either want's value or, off the CPU, the accumulation of one of its
+// candidate terms (a GPU keeps whichever term lands first; the CPU backend keeps the
+// first in storage order, which is the reference's choice, so there it stays exact).
+template <class T>
+std::string compare_any(const ref::Partial<T>& got, const ref::Partial<T>& want, const ref::Partial<T>& before,
+                        const ref::Flags& allow, const std::vector<std::vector<T>>& terms,
+                        const ref::Binary<T>* accum) {
+  std::ostringstream msg;
+  if (got.rows() != want.rows() || got.cols() != 1) return "shape differs";
+  long long bad = 0;
+  for (long long i = 0; i < want.rows(); ++i) {
+    const bool g = got.has(i, 0), w = want.has(i, 0);
+    bool ok = g == w && (!w || close(got.v(i, 0), want.v(i, 0), device_tol<T>()));
+    if (!ok && g && w && !device().is_cpu() && allow(i, 0))
+      for (const T x : terms[static_cast<std::size_t>(i)]) {
+        const T z = accum && before.has(i, 0) ? (*accum)(before.v(i, 0), x) : x;
+        ok = ok || close(got.v(i, 0), z, device_tol<T>());
+      }
+    if (!ok && bad++ < 5) {
+      msg << " [" << i << "]: got ";
+      if (g) msg << +got.v(i, 0);
+      else msg << "absent";
+      msg << " want ";
+      if (w) msg << +want.v(i, 0) << " or another term";
+      else msg << "absent";
+      msg << ";";
+    }
+  }
+  if (bad) msg << " " << bad << " of " << want.rows() << " entries differ";
+  return msg.str();
+}
+
+// f.template operator()<T>() for every value type the operations take.
+template <class F>
+void for_each_type(F&& f) {
+  f.template operator()<bool>();
+  f.template operator()<std::int32_t>();
+  f.template operator()<std::int64_t>();
+  f.template operator()<float>();
+  f.template operator()<double>();
+}
 
 template <class T>
 Accum accum_of(BinaryOpId op) {

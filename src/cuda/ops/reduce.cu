@@ -2,7 +2,12 @@
 // and dense matrices (lanes fold strided entries, then shuffle), and CUB's DeviceReduce
 // for the reduction of a whole array to one value. The monoid is chosen at run time, so
 // each kernel is compiled once per value type.
+//
+// Every fold starts from a term, never from the identity, as the CPU backend does: a
+// monoid whose operator normalises (lor / land / lxor over int32 or float keep 0 or 1)
+// leaves a single term as it is, and `any` keeps a term it met rather than its identity.
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
@@ -23,18 +28,16 @@ __device__ inline T shfl_down_any(T v, int off) {
   else return __shfl_down_sync(0xffffffffu, v, off);
 }
 
-// get(i, k) reads entry k of row i; len(i) is the row's length. With seed_identity the
-// fold starts from the monoid's identity (dense rows, as the CPU backend does); without,
-// from the row's first entry (sparse rows: an empty row is absent).
+// get(i, k) reads entry k of row i; len(i) is the row's length. A row without terms gets
+// the identity (a dense row of zero columns) or is absent (present[i] = 0, sparse rows).
 template <class V, class Len, class Get>
-__global__ void row_reduce_kernel(Index m, MonoidId mon, Len len, Get get, V* out, std::uint8_t* present,
-                                  bool seed_identity) {
+__global__ void row_reduce_kernel(Index m, MonoidId mon, Len len, Get get, V* out, std::uint8_t* present) {
   const int lane = threadIdx.x % 32;
   const Index warp = (Index(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const Index warps = Index(gridDim.x) * blockDim.x / 32;
   for (Index i = warp; i < m; i += warps) {
     const Index L = len(i);
-    bool has = seed_identity && lane == 0;
+    bool has = false;
     V acc = monoid_identity<V>(mon);
     for (Index k = lane; k < L; k += 32) {
       const V x = get(i, k);
@@ -63,7 +66,7 @@ void reduce_rows_sparse_typed(V* out, std::uint8_t* present, const SparseStorage
   auto len = [=] __device__(Index i) { return ro[i + 1] - ro[i]; };
   auto get = [=] __device__(Index i, Index k) { return v[ro[i] + k]; };
   row_reduce_kernel<V><<<blocks_for(A.nrows * 32, RowReducePolicy::threads), RowReducePolicy::threads, 0, s>>>(
-      A.nrows, mon, len, get, out, present, false);
+      A.nrows, mon, len, get, out, present);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
@@ -74,29 +77,48 @@ void reduce_rows_dense_typed(V* out, const DenseStorage& A, MonoidId mon, cudaSt
   auto len = [=] __device__(Index) { return n; };
   auto get = [=] __device__(Index i, Index k) { return a(i, k); };
   row_reduce_kernel<V><<<blocks_for(A.nrows * 32, RowReducePolicy::threads), RowReducePolicy::threads, 0, s>>>(
-      A.nrows, mon, len, get, out, nullptr, true);
+      A.nrows, mon, len, get, out, nullptr);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
+// A value and whether it is one: CUB's reduction needs an initial value, and starting
+// from the monoid's identity would normalise a single term (see the top of the file).
+// {_, false} is the identity of this pair monoid, so it is associative like the monoid.
 template <class V>
-struct MonoidOp {
+struct Term {
+  V value;
+  bool has;
+};
+
+template <class V>
+struct TermOf {
+  __device__ Term<V> operator()(V x) const { return {x, true}; }
+};
+
+template <class V>
+struct TermMonoid {
   MonoidId id;
-  __device__ V operator()(V a, V b) const { return monoid_apply<V>(id, a, b); }
+  __device__ Term<V> operator()(const Term<V>& a, const Term<V>& b) const {
+    if (!a.has) return b;
+    if (!b.has) return a;
+    return {monoid_apply<V>(id, a.value, b.value), true};
+  }
 };
 
 template <class V>
 void reduce_values_typed(ScalarBytes& result, const void* values, Index count, MonoidId mon, const Ctx& c) {
-  const V init = monoid_identity<V>(mon);
-  RawBuffer out = temp<V>(1, c.device);
+  const Term<V> init{monoid_identity<V>(mon), false};
+  RawBuffer out = temp<Term<V>>(1, c.device);
   std::size_t bytes = 0;
-  const V* in = static_cast<const V*>(values);
-  GEBLAS_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, out.as<V>(), count, MonoidOp<V>{mon}, init, c.stream));
+  const auto in = thrust::make_transform_iterator(static_cast<const V*>(values), TermOf<V>{});
+  GEBLAS_CUDA_CHECK(
+      cub::DeviceReduce::Reduce(nullptr, bytes, in, out.as<Term<V>>(), count, TermMonoid<V>{mon}, init, c.stream));
   RawBuffer tmp(bytes, c.device);
   GEBLAS_CUDA_CHECK(
-      cub::DeviceReduce::Reduce(tmp.data(), bytes, in, out.as<V>(), count, MonoidOp<V>{mon}, init, c.stream));
-  V host{};
-  read_to_host(&host, out.data(), sizeof(V), c.stream);
-  *static_cast<V*>(result.data()) = host;
+      cub::DeviceReduce::Reduce(tmp.data(), bytes, in, out.as<Term<V>>(), count, TermMonoid<V>{mon}, init, c.stream));
+  Term<V> host{};
+  read_to_host(&host, out.data(), sizeof(host), c.stream);
+  *static_cast<V*>(result.data()) = host.has ? host.value : monoid_identity<V>(mon);
 }
 
 }  // namespace

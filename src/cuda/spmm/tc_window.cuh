@@ -47,7 +47,7 @@ void tc_window_run_16bit(const spmm::SpmmProblem& p, const WindowPlan& plan, con
 // cost); `gain_all` the same for tc_window_all (every window on tensor cores); `mixed`
 // when tc_window runs windows of both kinds. `choice` is the variant the model picks
 // (the larger gain, tc_window's less the cost of its second launch when mixed, if at
-// least the model's minimum gain; tensor_cores.cpp), or null.
+// least the model's minimum gain; policy/tc_cost_model.cpp), or null.
 struct TcWindowForecast {
   double threshold = 0;
   double share = 0;

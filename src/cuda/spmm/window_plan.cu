@@ -17,6 +17,7 @@
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
+#include "cuda/spmm/policy/tc_cost_model.hpp"
 #include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail::cuda {
@@ -303,7 +304,7 @@ std::shared_ptr<const WindowRoute> cached_window_route(const SparseStorage& A, c
 
 WindowPlanInfo window_plan_info(const SparseStorage& A, Index n) {
   bool plan_cached = false, route_cached = false;
-  const double threshold = tc_window_threshold(A.type, n);  // throws for types without tensor-core windows
+  const double threshold = tc_threshold(A.type, n);  // throws for types without tensor-core windows
   auto plan = cached_window_plan(A, &plan_cached);
   auto route = cached_window_route(A, *plan, threshold, tc_k_step(A.type), &route_cached);
   WindowPlanInfo info;

@@ -40,7 +40,7 @@ inline int tc_k_step(TypeId type) {
 // of B per condensed column, every column of the tile computed whether it holds an
 // entry or not) and cc_per_entry(N) * nvals on CUDA cores (one gathered row of B per
 // entry). Their ratio is the threshold, geblas::tc_window_threshold(type, N): one value
-// per value class and band of N (src/core/tensor_cores.cpp holds them and their
+// per value class and band of N (src/cuda/spmm/policy/tc_cost_model.cpp holds them and their
 // sources). The window structure (the plan) does not depend on N; the routing is built
 // and cached per (threshold, K).
 __host__ __device__ inline bool window_goes_to_tensor_cores(int nvals, int ncols, double threshold, int k_step) {

@@ -1,7 +1,7 @@
 // Which CUDA-core SpMM variant runs a problem: the rules and the constants they were
 // fitted with, in one place, keyed by the problem (N, A's row statistics, B's rows) and by
 // what the GPU is (its L2 size), never by a device's name. The tensor-core route is
-// decided before these rules (tc_window_forecast, src/core/tensor_cores.cpp).
+// decided before these rules (tc_window_forecast, with the cost model of tc_cost_model.hpp).
 #pragma once
 
 #include <cstddef>

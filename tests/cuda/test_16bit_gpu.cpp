@@ -75,7 +75,8 @@ TEMPLATE_TEST_CASE("16-bit matrices keep their bits on the device and back", "[1
   const auto back = A.to(Device::cpu());
   CHECK(same_bits(back.values(), SparseMatrix<H>::from_tuples(300, 200, rows, cols, sv).values()));
   CHECK(same_bits(A.values(), back.values()));  // values() reads the device copy directly
-  const auto u = Vector<H>::from_tuples(9, std::vector<Index>{4, 1}, std::vector<H>{vals[0x7bff], vals[0x8001]}, {}, gpu);
+  const auto u =
+      Vector<H>::from_tuples(9, std::vector<Index>{4, 1}, std::vector<H>{vals[0x7bff], vals[0x8001]}, {}, gpu);
   CHECK(u.device() == gpu);
   const auto ud = u.densified(vals[0x3c00]).to(Device::cpu()).to_std_vector();
   CHECK(ud[4].bits == 0x7bff);
@@ -103,7 +104,8 @@ TEST_CASE("convert on the device matches the host bit for bit", "[16bit][convert
   for (auto& x : l) x = static_cast<std::int64_t>(rng()) >> (rng() % 63);
   check_from(DenseMatrix<std::int64_t>::from_row_major(256, 256, l));
   // A sparse matrix converts on the device too, keeping its pattern there.
-  const auto A = SparseMatrix<float>::from_tuples(3, 3, std::vector<Tuple<float>>{{0, 2, 1.0f / 3}, {2, 1, 7e4f}}, {}, gpu);
+  const auto A =
+      SparseMatrix<float>::from_tuples(3, 3, std::vector<Tuple<float>>{{0, 2, 1.0f / 3}, {2, 1, 7e4f}}, {}, gpu);
   const auto Ah = convert<half>(A);
   CHECK(Ah.device() == gpu);
   CHECK(Ah.col_indices() == A.col_indices());

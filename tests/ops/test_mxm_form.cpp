@@ -1,13 +1,14 @@
-// mxm(A x B) on the CPU against the Eigen references, for one form of A and B chosen at
-// compile time (GEBLAS_TEST_FORM: sparse_sparse, dense_sparse or dense_dense; CMake
-// builds one program per form, so they compile in parallel and fail separately): every built-in
-// semiring and type it is built for, N across the off-by-one sizes, empty rows and a row
-// holding half the entries, both layouts and padded leading dimensions of the dense
-// operands, transposes, masks (value / structural, complemented, sparse / dense),
-// accumulators, replace, and a user-defined semiring.
+// mxm(A x B) on test::device() against the Eigen references, for one form of A and B
+// chosen at compile time (GEBLAS_TEST_FORM: sparse_sparse, dense_sparse or dense_dense;
+// CMake builds one object library per form, so they compile in parallel and fail
+// separately, each linked into a cpu and a gpu program): every built-in semiring and type
+// it is built for, N across the off-by-one sizes, empty rows and a row holding half the
+// entries, operands larger than a thread block, both layouts and padded leading
+// dimensions of the dense operands, transposes, masks (value / structural, complemented,
+// sparse / dense), accumulators, replace, and a user-defined semiring.
 #include <string>
 
-#include "cpu/mxm_driver.hpp"
+#include "ops/mxm_driver.hpp"
 #include "support/catch.hpp"
 
 using namespace geblas;
@@ -25,7 +26,7 @@ void check(MxmCase c) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": every semiring, type, N and shape", "[mxm][cpu]", bool, std::int32_t,
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": every semiring, type, N and shape", "[mxm]", bool, std::int32_t,
                    std::int64_t, float, double) {
   std::uint64_t seed = 2000;
   for (const auto& name : semirings_for<TestType>())
@@ -46,7 +47,31 @@ TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": every semiring, type, N and s
       }
 }
 
-TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, accumulators", "[mxm][cpu]", std::int32_t, double) {
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": larger operands, every semiring and mask kind", "[mxm]", bool,
+                   std::int32_t, std::int64_t, float, double) {
+  std::uint64_t seed = 3000;
+  for (const auto& name : semirings_for<TestType>())
+    for (Shape shape : {Shape::uniform, Shape::heavy_row, Shape::empty})
+      for (MaskKind mk : {MaskKind::none, MaskKind::sparse, MaskKind::dense})
+        for (bool complement : {false, true}) {
+          // the any_second check covers the product itself, without mask or accumulator
+          if ((mk == MaskKind::none || name == "any_second") && (complement || mk != MaskKind::none)) continue;
+          MxmCase c;
+          c.semiring = name;
+          c.m = 45;
+          c.k = 60;
+          c.n = 50;
+          c.shape = shape;
+          c.seed = ++seed;
+          c.mask = mk;
+          c.spec.complement = complement;
+          c.b_layout = (seed & 1) ? Layout::col_major : Layout::row_major;
+          check<TestType>(c);
+        }
+}
+
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, accumulators", "[mxm]", std::int32_t,
+                   double) {
   std::uint64_t seed = 5000;
   for (const std::string semiring : {"plus_times", "min_plus"})
     for (MaskKind mk : {MaskKind::none, MaskKind::sparse, MaskKind::dense})
@@ -72,7 +97,8 @@ TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": masks, complement, replace, a
             }
 }
 
-TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": transposes and a user-defined semiring", "[mxm][cpu]", float, std::int64_t) {
+TEMPLATE_TEST_CASE("mxm " GEBLAS_TEST_FORM_NAME ": transposes and a user-defined semiring", "[mxm]", float,
+                   std::int64_t) {
   std::uint64_t seed = 7000;
   for (const std::string name : {"plus_times", "max_times", "any_second"})
     for (bool ta : {false, true})

@@ -1,6 +1,7 @@
-// select on the CPU against the reference: every position predicate with offsets
-// below, on and above the diagonal, every value predicate with several thresholds,
-// all types, sparse matrices and vectors (an n x 1 column: j = 0), every mask case.
+// select on test::device() against the reference: every position predicate with offsets
+// below, on and above the diagonal (and row / column bounds inside larger matrices),
+// every value predicate with several thresholds, all types, sparse matrices (uniform,
+// a heavy row, no entries) and vectors (an n x 1 column: j = 0), every mask case.
 #include <string>
 #include <vector>
 
@@ -20,37 +21,38 @@ const std::vector<std::pair<std::string, SelectOpId>> predicates = {
     {"value_gt", SelectOpId::value_gt}, {"value_ge", SelectOpId::value_ge}, {"nonzero", SelectOpId::nonzero}};
 
 template <class T>
-void run_all() {
-  std::uint64_t seed = 15000;
+void run_all(const std::vector<Dims>& dims, const std::vector<Index>& offsets, Shape shape, const char* accum_name,
+             BinaryOpId accum_id, std::uint64_t seed) {
   int combo = 0;
   for (const auto& [name, id] : predicates)
-    for (Index k : {-3, 0, 2})
-      for (const Dims& d : sweep_dims)
+    for (Index k : offsets)
+      for (const Dims& d : dims)
         for (MaskCase mc : all_mask_cases) {
           ++combo;
           ++seed;
           const bool use_accum = combo & 1, replace = combo & 2, ta = combo & 4;
           const T thr = std::is_same_v<T, bool> ? T(k != 0) : T(k);
           const auto keep = ref::predicate<T>(name, k, thr);
-          const ref::Binary<T> accum = ref::binary<T>("min");
+          const ref::Binary<T> accum = ref::binary<T>(accum_name);
           const ref::Binary<T>* acc = use_accum ? &accum : nullptr;
           Options o;
           o.replace = replace;
-          if (use_accum) o.accum = accum_of<T>(BinaryOpId::min);
+          if (use_accum) o.accum = accum_of<T>(accum_id);
           const detail::SelectArgs args{id, k, &thr};
           std::ostringstream where;
           where << "select " << name << " k=" << k << " " << type_traits<T>::name << " m=" << d.m << " n=" << d.n
-                << " mask=" << to_string(mc) << " accum=" << use_accum << " replace=" << replace << " ta=" << ta
-                << " seed=" << seed;
+                << " shape=" << to_string(shape) << " mask=" << to_string(mc)
+                << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace << " ta=" << ta
+                << " seed=" << seed << " on " << device().str();
           {
-            auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.3, seed);
+            auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.3, seed, shape);
             auto [C, Cp] = random_matrix<T>(d.m, d.n, 0.2, seed + 1);
             MaskHolder mh(mc, d.m, d.n, false, seed + 2);
             Options om = o;
             om.mask = mh.mask;
             om.transpose_a = ta;
-            const auto want =
-                ref::write_back(Cp, ref::select(ta ? ref::transpose(Ap) : Ap, keep), mh.allow, replace, acc, false, T{});
+            const auto want = ref::write_back(Cp, ref::select(ta ? ref::transpose(Ap) : Ap, keep), mh.allow, replace,
+                                              acc, false, T{});
             detail::select(C.storage(), A.storage(), args, om);
             INFO("sparse " << where.str());
             CHECK(compare_partial(partial_of(C), want) == "");
@@ -71,17 +73,24 @@ void run_all() {
 
 }  // namespace
 
-TEST_CASE("select matches the reference for every predicate, type and mask", "[select][cpu]") {
-  run_all<bool>();
-  run_all<std::int32_t>();
-  run_all<std::int64_t>();
-  run_all<float>();
-  run_all<double>();
+TEST_CASE("select matches the reference for every predicate, type and mask", "[select]") {
+  const std::vector<Index> k = {-3, 0, 2};
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, k, Shape::uniform, "min", BinaryOpId::min, 15000); });
 }
 
-TEST_CASE("select through the public templates: strictly lower triangle, values above a threshold", "[select][cpu]") {
+// Matrices past one warp / block of rows, a heavy row, no entries; row and column
+// bounds that cut them inside; the plus accumulator.
+TEMPLATE_TEST_CASE("select on larger and skewed matrices", "[select]", bool, std::int32_t, std::int64_t, float,
+                   double) {
+  const std::vector<Dims> dims = {{80, 60}, {120, 1}};
+  std::uint64_t seed = 150000;
+  for (Shape shape : {Shape::heavy_row, Shape::empty})
+    run_all<TestType>(dims, {-2, 3, 20, 23}, shape, "plus", BinaryOpId::plus, seed += 100000);
+}
+
+TEST_CASE("select through the public templates: strictly lower triangle, values above a threshold", "[select]") {
   auto [A, Ap] = random_matrix<double>(40, 40, 0.2, 3);
-  SparseMatrix<double> L(40, 40);
+  SparseMatrix<double> L(40, 40, device());
   select(L, A, selectop::tril{-1});
   CHECK(compare_partial(partial_of(L), ref::select(Ap, ref::predicate<double>("tril", -1, 0.0))) == "");
   select(L, A, selectop::value_gt<double>{1.5});

@@ -1,4 +1,4 @@
-// assign on the CPU against the reference (GrB_assign semantics: the mask has C's
+// assign on test::device() against the reference (GrB_assign semantics: the mask has C's
 // shape): matrix and scalar assign into sparse matrices, vector and scalar assign into
 // dense and sparse vectors, all / sorted / unsorted unique index lists, all types,
 // every mask case, accumulator and replace; repeated indices are rejected.
@@ -32,12 +32,12 @@ std::vector<long long> make_unique_list(int kind, Index bound, std::mt19937_64& 
 }
 
 template <class T>
-void run_all() {
-  std::uint64_t seed = 21000;
+void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* accum_name, BinaryOpId accum_id,
+             std::uint64_t seed) {
   int combo = 0;
-  const ref::Binary<T> accum = ref::binary<T>("max");
-  for (int rep = 0; rep < 3; ++rep)
-    for (const Dims& d : sweep_dims)
+  const ref::Binary<T> accum = ref::binary<T>(accum_name);
+  for (int rep = 0; rep < reps; ++rep)
+    for (const Dims& d : dims)
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
@@ -51,13 +51,14 @@ void run_all() {
         const T s = std::is_same_v<T, bool> ? T(1) : T(5);
         Options o;
         o.replace = replace;
-        if (use_accum) o.accum = accum_of<T>(BinaryOpId::max);
+        if (use_accum) o.accum = accum_of<T>(accum_id);
         std::ostringstream where;
         where << "assign " << type_traits<T>::name << " m=" << d.m << " n=" << d.n << " |rows|=" << sm
-              << " |cols|=" << sn << " scalar=" << scalar << " mask=" << to_string(mc) << " accum=" << use_accum
-              << " replace=" << replace << " ta=" << ta << " seed=" << seed;
+              << " |cols|=" << sn << " scalar=" << scalar << " mask=" << to_string(mc) << " shape=" << to_string(shape)
+              << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace << " ta=" << ta
+              << " seed=" << seed << " on " << device().str();
         {
-          auto [C, Cp] = random_matrix<T>(d.m, d.n, 0.3, seed);
+          auto [C, Cp] = random_matrix<T>(d.m, d.n, 0.3, seed, shape);
           MaskHolder mh(mc, d.m, d.n, false, seed + 2);
           Options oa = o;
           oa.mask = mh.mask;
@@ -65,13 +66,14 @@ void run_all() {
           if (scalar) {
             detail::assign_scalar(C.storage(), &s, rows, cols, oa);
           } else {
-            auto [A, Ap] = random_matrix<T>(ta ? sn : sm, ta ? sm : sn, 0.4, seed + 1);
+            auto [A, Ap] = random_matrix<T>(ta ? sn : sm, ta ? sm : sn, 0.4, seed + 1, shape);
             S = ta ? ref::transpose(Ap) : Ap;
             oa.transpose_a = ta;
             detail::assign(C.storage(), A.storage(), rows, cols, oa);
           }
           const auto z = ref::assign_region(Cp, S, r, c, acc);
-          const auto want = ref::write_back(Cp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), false, T{});
+          const auto want =
+              ref::write_back(Cp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), false, T{});
           INFO("matrix " << where.str());
           CHECK(compare_partial(partial_of(C), want) == "");
         }
@@ -89,7 +91,8 @@ void run_all() {
             detail::assign(w.storage(), u.storage(), rows, oa);
           }
           const auto z = ref::assign_region(wp, S, r, {0}, acc);
-          const auto want = ref::write_back(wp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), w.is_dense(), T{});
+          const auto want =
+              ref::write_back(wp, z, mh.allow, replace, static_cast<const ref::Binary<T>*>(nullptr), w.is_dense(), T{});
           INFO("vector " << where.str() << " w_dense=" << w.is_dense());
           CHECK(compare_partial(partial_of(w), want) == "");
         }
@@ -98,19 +101,22 @@ void run_all() {
 
 }  // namespace
 
-TEST_CASE("assign matches the reference for every type, index list kind and mask", "[assign][cpu]") {
-  run_all<bool>();
-  run_all<std::int32_t>();
-  run_all<std::int64_t>();
-  run_all<float>();
-  run_all<double>();
+TEST_CASE("assign matches the reference for every type, index list kind and mask", "[assign]") {
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, 3, Shape::uniform, "max", BinaryOpId::max, 21000); });
 }
 
-TEST_CASE("assign: the BFS level update through the public templates", "[assign][cpu]") {
-  Vector<std::int32_t> levels = Vector<std::int32_t>::dense(10, -1);
+// Larger operands (index lists past one thread block), a heavy row; another accumulator.
+TEMPLATE_TEST_CASE("assign on larger and skewed operands", "[assign]", bool, std::int32_t, std::int64_t, float,
+                   double) {
+  run_all<TestType>({{50, 40}, {200, 1}}, 1, Shape::heavy_row, "min", BinaryOpId::min, 210000);
+}
+
+TEST_CASE("assign: the BFS level update through the public templates", "[assign]") {
+  Vector<std::int32_t> levels = Vector<std::int32_t>::dense(10, -1, device());
   const bool on[2] = {true, true};
-  Vector<bool> frontier = Vector<bool>::from_tuples(10, std::vector<Index>{2, 7}, std::span<const bool>(on, 2));
+  Vector<bool> frontier =
+      Vector<bool>::from_tuples(10, std::vector<Index>{2, 7}, std::span<const bool>(on, 2)).to(device());
   assign(levels, 3, IndexList::all(), {.mask = frontier});
-  CHECK(levels.to_std_vector() == std::vector<std::int32_t>{-1, -1, 3, -1, -1, -1, -1, 3, -1, -1});
+  CHECK(levels.to(Device::cpu()).to_std_vector() == std::vector<std::int32_t>{-1, -1, 3, -1, -1, -1, -1, 3, -1, -1});
   CHECK_THROWS_AS(assign(levels, 1, IndexList{1, 4, 1}), InvalidIndex);
 }

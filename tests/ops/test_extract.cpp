@@ -1,4 +1,4 @@
-// extract on the CPU against the reference: sub-matrices with all / sorted / unsorted /
+// extract on test::device() against the reference: sub-matrices with all / sorted / unsorted /
 // repeated index lists, sub-vectors, columns (and rows via transpose_a), all types,
 // every mask case, accumulator and replace.
 #include <random>
@@ -33,12 +33,12 @@ std::vector<long long> make_list(int kind, Index bound, std::mt19937_64& rng, In
 }
 
 template <class T>
-void run_all() {
-  std::uint64_t seed = 19000;
+void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* accum_name, BinaryOpId accum_id,
+             std::uint64_t seed) {
   int combo = 0;
-  const ref::Binary<T> accum = ref::binary<T>("plus");
-  for (int rep = 0; rep < 3; ++rep)
-    for (const Dims& d : sweep_dims)
+  const ref::Binary<T> accum = ref::binary<T>(accum_name);
+  for (int rep = 0; rep < reps; ++rep)
+    for (const Dims& d : dims)
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
@@ -51,13 +51,14 @@ void run_all() {
         const Index om_ = static_cast<Index>(r.size()), on_ = static_cast<Index>(c.size());
         Options o;
         o.replace = replace;
-        if (use_accum) o.accum = accum_of<T>(BinaryOpId::plus);
+        if (use_accum) o.accum = accum_of<T>(accum_id);
         std::ostringstream where;
         where << "extract " << type_traits<T>::name << " m=" << d.m << " n=" << d.n << " |rows|=" << om_
-              << " |cols|=" << on_ << " mask=" << to_string(mc) << " accum=" << use_accum << " replace=" << replace
-              << " ta=" << ta << " seed=" << seed;
+              << " |cols|=" << on_ << " mask=" << to_string(mc) << " shape=" << to_string(shape)
+              << " accum=" << (use_accum ? accum_name : "none") << " replace=" << replace << " ta=" << ta
+              << " seed=" << seed << " on " << device().str();
         {
-          auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.25, seed);
+          auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.25, seed, shape);
           auto [C, Cp] = random_matrix<T>(om_, on_, 0.2, seed + 1);
           MaskHolder mh(mc, om_, on_, false, seed + 2);
           Options ox = o;
@@ -82,7 +83,7 @@ void run_all() {
         }
         if (d.n > 0) {  // column j of op(A)
           const Index j = static_cast<Index>(rng() % static_cast<std::uint64_t>(d.n));
-          auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.25, seed + 6);
+          auto [A, Ap] = random_matrix<T>(ta ? d.n : d.m, ta ? d.m : d.n, 0.25, seed + 6, shape);
           auto [w, wp] = random_vector<T>(om_, 0.3, combo & 32, seed + 7);
           MaskHolder mh(mc, om_, 1, true, seed + 8);
           Options ox = o;
@@ -99,10 +100,12 @@ void run_all() {
 
 }  // namespace
 
-TEST_CASE("extract matches the reference for every type, index list kind and mask", "[extract][cpu]") {
-  run_all<bool>();
-  run_all<std::int32_t>();
-  run_all<std::int64_t>();
-  run_all<float>();
-  run_all<double>();
+TEST_CASE("extract matches the reference for every type, index list kind and mask", "[extract]") {
+  for_each_type([&]<class T>() { run_all<T>(sweep_dims, 3, Shape::uniform, "plus", BinaryOpId::plus, 19000); });
+}
+
+// Larger operands (index lists past one thread block), a heavy row; another accumulator.
+TEMPLATE_TEST_CASE("extract on larger and skewed operands", "[extract]", bool, std::int32_t, std::int64_t, float,
+                   double) {
+  run_all<TestType>({{60, 70}, {150, 1}}, 1, Shape::heavy_row, "max", BinaryOpId::max, 190000);
 }

@@ -1,4 +1,4 @@
-// mxm(sparse x dense) on the CPU against the Eigen references: every built-in semiring
+// mxm(sparse x dense) on test::device() against the Eigen references: every built-in semiring
 // and type it is built for, N across the off-by-one sizes around the kernel's tiles,
 // empty rows and a row holding half the entries, both layouts of B and C, leading
 // dimensions wider than the matrix, transposes, masks, accumulators (the fused and the
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/mxm_driver.hpp"
+#include "ops/mxm_driver.hpp"
 #include "support/catch.hpp"
 #include "support/compare.hpp"
 #include "support/data.hpp"
@@ -113,29 +113,29 @@ void user_defined(Form form) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("mxm sparse x dense: every semiring, type, N, shape and layout", "[mxm][cpu]", bool, std::int32_t,
+TEMPLATE_TEST_CASE("mxm sparse x dense: every semiring, type, N, shape and layout", "[mxm]", bool, std::int32_t,
                    std::int64_t, float, double) {
   sweep<TestType>(Form::sparse_dense, 1000);
 }
 
-TEMPLATE_TEST_CASE("mxm sparse x dense: masks, complement, replace, accumulators", "[mxm][cpu]", std::int32_t, double) {
+TEMPLATE_TEST_CASE("mxm sparse x dense: masks, complement, replace, accumulators", "[mxm]", std::int32_t, double) {
   masks_and_accumulators<TestType>(Form::sparse_dense, "plus_times", "min");  // plus: the fused path
   masks_and_accumulators<TestType>(Form::sparse_dense, "min_plus", "min");    // min: fused; plus: general
 }
 
-TEST_CASE("mxm sparse x dense: masks and accumulators on bool", "[mxm][cpu]") {
+TEST_CASE("mxm sparse x dense: masks and accumulators on bool", "[mxm]") {
   masks_and_accumulators<bool>(Form::sparse_dense, "lor_land", "lor");
 }
 
-TEMPLATE_TEST_CASE("mxm sparse x dense: transposed operands", "[mxm][cpu]", float, std::int64_t) {
+TEMPLATE_TEST_CASE("mxm sparse x dense: transposed operands", "[mxm]", float, std::int64_t) {
   transposes<TestType>(Form::sparse_dense);
 }
 
-TEMPLATE_TEST_CASE("mxm sparse x dense: user-defined semiring", "[mxm][cpu]", float, double, std::int32_t) {
+TEMPLATE_TEST_CASE("mxm sparse x dense: user-defined semiring", "[mxm]", float, double, std::int32_t) {
   user_defined<TestType>(Form::sparse_dense);
 }
 
-TEST_CASE("mxm sparse x dense: larger random matrices over several row ranges", "[mxm][cpu]") {
+TEST_CASE("mxm sparse x dense: larger random matrices over several row ranges", "[mxm]") {
   // big enough that the kernel splits the rows over threads
   std::uint64_t seed = 11000;
   for (const std::string name : {"plus_times", "max_times", "min_plus", "any_second"})
@@ -155,38 +155,39 @@ TEST_CASE("mxm sparse x dense: larger random matrices over several row ranges", 
       }
 }
 
-TEST_CASE("mxm sparse x dense: repeated calls into the same C give the same result", "[mxm][cpu]") {
+TEST_CASE("mxm sparse x dense: repeated calls into the same C give the same result", "[mxm]") {
   const auto As = random_sparse<double>(300, 200, 0.05, Shape::heavy_row, 77);
   const ref::Dense<double> Bd = random_dense<double>(200, 40, 78);
   const auto want = ref::spmm<double>(As.eigen(), Bd, ref::semiring<double>("max_plus"));
-  auto A = As.geblas();
-  auto B = to_geblas(Bd);
-  DenseMatrix<double> C(300, 40);
+  auto A = As.geblas().to(device());
+  auto B = to_geblas(Bd, Layout::row_major, device());
+  DenseMatrix<double> C(300, 40, device());
   for (int r = 0; r < 3; ++r) {
     mxm(C, A, B, semiring::max_plus<double>{});
     INFO("call " << r);
-    CHECK(compare_dense(C, want) == "");
+    CHECK(compare_dense(C.to(Device::cpu()), want) == "");
   }
 }
 
-TEST_CASE("mxm sparse x dense rejects bad operands with the right error", "[mxm][cpu][errors]") {
-  SparseMatrix<float> A(4, 5);
-  DenseMatrix<float> B(6, 3), C(4, 3);
+TEST_CASE("mxm sparse x dense rejects bad operands with the right error", "[mxm][errors]") {
+  const Device d = device();
+  SparseMatrix<float> A(4, 5, d);
+  DenseMatrix<float> B(6, 3, d), C(4, 3, d);
   CHECK_THROWS_AS(mxm(C, A, B, semiring::plus_times<float>{}), DimensionMismatch);
-  DenseMatrix<float> B2(5, 3), C2(5, 3);
+  DenseMatrix<float> B2(5, 3, d), C2(5, 3, d);
   CHECK_THROWS_AS(mxm(C2, A, B2, semiring::plus_times<float>{}), DimensionMismatch);
-  DenseMatrix<float> C3(4, 3);
+  DenseMatrix<float> C3(4, 3, d);
   CHECK_THROWS_AS(mxm(C3, A, B2, semiring::plus_times<float>{}, {.variant = "no_such_kernel"}), InvalidValue);
   mxm(C3, A, B2, semiring::plus_times<float>{}, {.variant = "row_split"});
-  SparseMatrix<bool> Ab(4, 5);
-  DenseMatrix<bool> Bb(5, 3), Cb(4, 3);
+  SparseMatrix<bool> Ab(4, 5, d);
+  DenseMatrix<bool> Bb(5, 3, d), Cb(4, 3, d);
   CHECK_THROWS_AS(mxm(Cb, Ab, Bb, semiring::plus_times<bool>{}), DomainMismatch);
   mxm(Cb, Ab, Bb, semiring::lor_land<bool>{});
-  DenseMatrix<float> M(3, 3);
+  DenseMatrix<float> M(3, 3, d);
   CHECK_THROWS_AS(mxm(C3, A, B2, semiring::plus_times<float>{}, {.mask = M}), DimensionMismatch);
 }
 
-TEST_CASE("mxm sparse x dense on the shared real graphs", "[mxm][cpu][data]") {
+TEST_CASE("mxm sparse x dense on the shared real graphs", "[mxm][data]") {
   const auto graphs = data_graphs();
   if (graphs.empty()) {
     WARN("no shared graphs in " << data_dir() << " (set GEBLAS_DATA_DIR): real-graph cases skipped");
@@ -204,18 +205,18 @@ TEST_CASE("mxm sparse x dense on the shared real graphs", "[mxm][cpu][data]") {
       x.value = double(1 + (x.row * 7 + x.col * 13) % 3);
       et.emplace_back(x.row, x.col, x.value);
     }
-    const auto A = SparseMatrix<double>::from_tuples(G.nrows(), G.ncols(), t);
+    const auto A = SparseMatrix<double>::from_tuples(G.nrows(), G.ncols(), t).to(device());
     ref::Sparse<double> E(G.nrows(), G.ncols());
     E.setFromTriplets(et.begin(), et.end());
     for (Index n : {1, 33}) {
       const ref::Dense<double> Bd = random_dense<double>(G.ncols(), n, 4242 + n);
-      const auto B = to_geblas(Bd);
+      const auto B = to_geblas(Bd, Layout::row_major, device());
       for (const std::string s : {"plus_times", "max_times", "min_plus"}) {
         const auto want = ref::spmm<double>(E, Bd, ref::semiring<double>(s));
-        DenseMatrix<double> C = DenseMatrix<double>::constant(G.nrows(), n, poison<double>());
+        DenseMatrix<double> C = DenseMatrix<double>::constant(G.nrows(), n, poison<double>(), device());
         visit_semiring<double>(semiring_from_string(s.c_str()), [&]<class S>() { mxm(C, A, B, S{}); });
-        INFO(name << " " << s << " n=" << n);
-        CHECK(compare_dense(C, want, 1e-12) == "");
+        INFO(name << " " << s << " n=" << n << " on " << device().str());
+        CHECK(compare_dense(C.to(Device::cpu()), want, 1e-12) == "");
       }
     }
     ++checked;

@@ -1,9 +1,10 @@
-// One mxm test case, any form: builds random operands (small integer values, so every
-// type and summation order is exact) with their Eigen twins, runs geblas's mxm with the
-// case's layouts, leading dimensions, transposes, mask, accumulator and replace flag,
-// and compares every output entry with the reference of tests/reference/mxm_cases.hpp.
-// run_case() returns "" on success, else the mismatches; describe() names the case
-// (seed and shape) so that a failure can be replayed.
+// One mxm test case, any form, on test::device(): builds random operands (small integer
+// values, so every type and summation order is exact) with their Eigen twins, runs
+// geblas's mxm with the case's layouts, leading dimensions, transposes, mask,
+// accumulator, replace flag and forced variant, and compares every output entry with the
+// reference of tests/reference/mxm_cases.hpp. run_case() returns "" on success, else the
+// mismatches; describe() names the case (seed and shape) so that a failure can be
+// replayed.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "geblas/geblas.hpp"
 #include "reference/mxm_cases.hpp"
+#include "support/device.hpp"
 #include "support/random.hpp"
 
 namespace geblas::test {
@@ -44,8 +46,9 @@ struct MxmCase {
   MaskKind mask = MaskKind::none;
   ref::MaskSpec spec{};
   bool replace = false;
-  std::string accum;  // "", "plus", "min", "max", "lor"
-  bool user = false;  // run the user-defined min_plus struct instead of the built-in
+  std::string accum;    // "", "plus", "min", "max", "lor"
+  bool user = false;    // run the user-defined min_plus struct instead of the built-in
+  std::string variant;  // Options::variant: "" lets the backend choose
 };
 
 inline std::string describe(const MxmCase& c) {
@@ -54,8 +57,9 @@ inline std::string describe(const MxmCase& c) {
     << " shape=" << to_string(c.shape) << " density=" << c.density << " seed=" << c.seed
     << " layouts(A,B,C)=" << int(c.a_layout) << int(c.b_layout) << int(c.c_layout) << " pad=" << c.pad
     << " tA=" << c.transpose_a << " tB=" << c.transpose_b << " mask=" << int(c.mask)
-    << (c.spec.structural ? " structural" : "") << (c.spec.complement ? " complement" : "")
-    << " replace=" << c.replace << " accum=" << (c.accum.empty() ? "none" : c.accum) << (c.user ? " user" : "");
+    << (c.spec.structural ? " structural" : "") << (c.spec.complement ? " complement" : "") << " replace=" << c.replace
+    << " accum=" << (c.accum.empty() ? "none" : c.accum) << (c.user ? " user" : "")
+    << (c.variant.empty() ? "" : " variant=" + c.variant) << " on " << device().str();
   return s.str();
 }
 
@@ -90,7 +94,7 @@ ref::Full<T> transposed(const ref::Full<T>& F) {
 
 template <class T>
 ref::Full<T> full_of_geblas(const DenseMatrix<T>& C) {
-  const std::vector<T> v = C.to_row_major();
+  const std::vector<T> v = C.to(Device::cpu()).to_row_major();
   ref::Dense<T> D(C.nrows(), C.ncols());
   for (Index q = 0; q < C.nrows() * C.ncols(); ++q) D.data()[q] = v[static_cast<std::size_t>(q)];
   return ref::full_of(D);
@@ -99,7 +103,7 @@ template <class T>
 ref::Full<T> full_of_geblas(const SparseMatrix<T>& C) {
   ref::Full<T> F{ref::Dense<T>::Zero(C.nrows(), C.ncols()),
                  decltype(ref::Full<T>::present)::Constant(C.nrows(), C.ncols(), false)};
-  for (const auto& t : C.extract_tuples()) {
+  for (const auto& t : C.to(Device::cpu()).extract_tuples()) {
     F.value(t.row, t.col) = t.value;
     F.present(t.row, t.col) = true;
   }
@@ -123,7 +127,7 @@ std::function<T(T, T)> ref_accum(const std::string& name) {
   return {};
 }
 
-// An operand: sparse (with its Eigen twin) or dense, stored as op(X) needs.
+// An operand on device(): sparse (with its Eigen twin) or dense, stored as op(X) needs.
 template <class T>
 struct Operand {
   bool sparse = false;
@@ -138,11 +142,11 @@ Operand<T> make_operand(bool sparse, Index rows, Index cols, const MxmCase& c, s
   x.sparse = sparse;
   if (sparse) {
     const auto R = random_sparse<T>(rows, cols, c.density, c.shape, seed);
-    x.s = R.geblas();
+    x.s = R.geblas().to(device());
     x.full = ref::full_of(R.eigen());
   } else {
     const ref::Dense<T> D = random_dense<T>(rows, cols, seed);
-    x.d = padded_dense(D, layout, c.pad);
+    x.d = padded_dense(D, layout, c.pad).to(device());  // keeps the leading dimension
     x.full = ref::full_of(D);
   }
   return x;
@@ -180,17 +184,18 @@ std::string compare_full(const ref::Full<T>& got, const ref::Full<T>& want) {
   return msg.str();
 }
 
+// ran (optional) receives the dispatch record of the product.
 template <class T>
-std::string run_case(const MxmCase& c) {
+std::string run_case(const MxmCase& c, DispatchRecord* ran = nullptr) {
   const bool a_sparse = c.form == Form::sparse_dense || c.form == Form::sparse_sparse;
   const bool b_sparse = c.form == Form::sparse_sparse || c.form == Form::dense_sparse;
   const bool sparse_out = c.form == Form::sparse_sparse;
-  const Operand<T> A = make_operand<T>(a_sparse, c.transpose_a ? c.k : c.m, c.transpose_a ? c.m : c.k, c,
-                                       c.seed, c.a_layout);
+  const Operand<T> A =
+      make_operand<T>(a_sparse, c.transpose_a ? c.k : c.m, c.transpose_a ? c.m : c.k, c, c.seed, c.a_layout);
   MxmCase cb = c;
   cb.density = std::min(1.0, c.density * 2);
-  const Operand<T> B = make_operand<T>(b_sparse, c.transpose_b ? c.n : c.k, c.transpose_b ? c.k : c.n, cb,
-                                       c.seed + 1, c.b_layout);
+  const Operand<T> B =
+      make_operand<T>(b_sparse, c.transpose_b ? c.n : c.k, c.transpose_b ? c.k : c.n, cb, c.seed + 1, c.b_layout);
   const ref::Full<T> FA = c.transpose_a ? transposed(A.full) : A.full;
   const ref::Full<T> FB = c.transpose_b ? transposed(B.full) : B.full;
   const std::string sname = c.user ? std::string("min_plus") : c.semiring;
@@ -205,15 +210,15 @@ std::string run_case(const MxmCase& c) {
   DenseMatrix<T> Cd;
   if (sparse_out) {
     const auto R = random_sparse<T>(c.m, c.n, 0.2, Shape::uniform, c.seed + 2);
-    Cs = R.geblas();
+    Cs = R.geblas().to(device());
     C0 = ref::full_of(R.eigen());
   } else if (keeps_old) {
     const ref::Dense<T> D = random_dense<T>(c.m, c.n, c.seed + 2);
-    Cd = padded_dense(D, c.c_layout, c.pad);
+    Cd = padded_dense(D, c.c_layout, c.pad).to(device());
     C0 = ref::full_of(D);
   } else {
     const ref::Dense<T> D = ref::Dense<T>::Constant(c.m, c.n, poison<T>());
-    Cd = padded_dense(D, c.c_layout, c.pad);
+    Cd = padded_dense(D, c.c_layout, c.pad).to(device());
     C0 = ref::full_of(D);
   }
   std::optional<ref::Full<T>> FM;
@@ -222,12 +227,12 @@ std::string run_case(const MxmCase& c) {
   Options o;
   if (c.mask == MaskKind::sparse) {
     const auto R = random_sparse<T>(c.m, c.n, 0.4, Shape::uniform, c.seed + 3);
-    Ms = R.geblas();
+    Ms = R.geblas().to(device());
     FM = ref::full_of(R.eigen());
     o.mask = c.spec.structural ? Mask::structure(Ms) : Mask(Ms);
   } else if (c.mask == MaskKind::dense) {
     const ref::Dense<T> D = random_dense<T>(c.m, c.n, c.seed + 3);
-    Md = to_geblas(D);
+    Md = to_geblas(D, Layout::row_major, device());
     FM = ref::full_of(D);
     o.mask = c.spec.structural ? Mask::structure(Md) : Mask(Md);
   }
@@ -238,19 +243,37 @@ std::string run_case(const MxmCase& c) {
   o.replace = c.replace;
   o.transpose_a = c.transpose_a;
   o.transpose_b = c.transpose_b;
+  o.variant = c.variant;
 
-  ref::Full<T> got;
-  if (sparse_out) {
-    call_mxm<T>(Cs, A.s, B.s, c, o);
-    got = full_of_geblas(Cs);
-  } else {
-    if (a_sparse) call_mxm<T>(Cd, A.s, B.d, c, o);
+  const auto run = [&] {
+    if (sparse_out) call_mxm<T>(Cs, A.s, B.s, c, o);
+    else if (a_sparse) call_mxm<T>(Cd, A.s, B.d, c, o);
     else if (b_sparse) call_mxm<T>(Cd, A.d, B.s, c, o);
     else call_mxm<T>(Cd, A.d, B.d, c, o);
+    if (ran) *ran = last_dispatch();
+  };
+  if (c.user && !device().is_cpu()) {
+    // A user-defined semiring reaches a GPU only through geblas::cuda_mxm in code nvcc
+    // compiles (tests/cuda/test_user_semiring_gpu.cu); from host code the call must be
+    // refused with a message that says so, never run something else.
+    try {
+      run();
+    } catch (const NotImplemented& e) {
+      const std::string what = e.what();
+      return what.find("cuda_mxm") != std::string::npos ? "" : "NotImplemented without naming cuda_mxm: " + what;
+    }
+    return "a user-defined semiring from host code ran on " + device().str() + "; expected NotImplemented";
+  }
+  run();
+  ref::Full<T> got;
+  if (sparse_out) {
+    got = full_of_geblas(Cs);
+  } else {
     got = full_of_geblas(Cd);
     // the padding of C must be untouched
     if (c.pad) {
-      const auto& st = Cd.storage();
+      const DenseMatrix<T> host = Cd.to(Device::cpu());  // the copy keeps the leading dimension
+      const auto& st = host.storage();
       const Index outer = st.layout == Layout::row_major ? st.nrows : st.ncols;
       const Index inner = st.layout == Layout::row_major ? st.ncols : st.nrows;
       for (Index q = 0; q < outer; ++q)
@@ -284,8 +307,7 @@ std::string run_case(const MxmCase& c) {
   if (!std::is_same_v<T, bool> && !keeps_old && P.present.count() >= 20) {
     bool any_other = false;
     for (Index i = 0; i < c.m && !any_other; ++i)
-      for (Index j = 0; j < c.n && !any_other; ++j)
-        any_other = want.present(i, j) && !(want.value(i, j) == s.identity);
+      for (Index j = 0; j < c.n && !any_other; ++j) any_other = want.present(i, j) && !(want.value(i, j) == s.identity);
     if (!any_other) return "every output entry is the identity";
   }
   return "";

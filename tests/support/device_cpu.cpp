@@ -1,0 +1,4 @@
+// The device of the cpu-labelled device-generic test programs.
+#include "support/device.hpp"
+
+geblas::Device geblas::test::device() { return geblas::Device::cpu(); }
