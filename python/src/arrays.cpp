@@ -8,6 +8,7 @@
 
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
+#include "geblas/stream.hpp"
 
 namespace geblas::python {
 
@@ -234,7 +235,11 @@ Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64
       type_(type),
       device_(buffer_.device()),
       shape_(std::move(shape)),
-      strides_(std::move(strides)) {}
+      strides_(std::move(strides)) {
+  note_stream();
+}
+
+void Exported::note_stream() { stream_ = device_.is_cuda() ? cuda::current_stream(device_) : nullptr; }
 
 Exported Exported::from_dense(detail::DenseStorage s) {
   std::vector<std::int64_t> strides =
@@ -242,6 +247,7 @@ Exported Exported::from_dense(detail::DenseStorage s) {
   const Device dev = s.device;
   Exported e(std::move(s.data), s.type, {s.nrows, s.ncols}, std::move(strides));
   e.device_ = dev;  // an empty buffer does not know its device
+  e.note_stream();
   return e;
 }
 
@@ -250,6 +256,7 @@ Exported Exported::from_vector(detail::VectorStorage s) {
   const Device dev = s.device;
   Exported e(std::move(s.values), s.type, {s.size}, {1});
   e.device_ = dev;
+  e.note_stream();
   return e;
 }
 
@@ -295,11 +302,22 @@ struct ExportContext {
 py::object Exported::dlpack(py::object stream) {
   check_available("__dlpack__()");
   if (viewed_) throw InvalidValue("geblas: this result is already viewed by NumPy; it cannot move to DLPack");
-  // geblas queues GPU work on its own stream; a consumer asking for a stream gets the
-  // data only after that work is done (the C++ API has no per-call stream to order on).
+  // DLPack's stream argument: -1 asks for no ordering; None or 1 the legacy default stream
+  // (whose handle is 0), 2 the per-thread default stream, any other value a stream handle.
+  // A consumer on the stream that produced the data (torch's current stream, which the
+  // geblas package runs its calls on) needs no wait; one on another stream gets the data
+  // after the producing stream's work is done.
   if (device_.is_cuda() && !(py::isinstance<py::int_>(stream) && stream.cast<long long>() == -1)) {
-    py::gil_scoped_release nogil;
-    synchronize(device_);
+    std::uintptr_t consumer = 0;
+    if (!stream.is_none()) {
+      consumer = stream.cast<std::uintptr_t>();
+      if (consumer == 1) consumer = 0;
+    }
+    if (reinterpret_cast<void*>(consumer) != stream_) {
+      py::gil_scoped_release nogil;
+      cuda::StreamGuard on(device_, stream_);
+      synchronize(device_);
+    }
   }
   auto* ctx = new ExportContext{std::move(buffer_), shape_, strides_, {}};
   exported_ = true;

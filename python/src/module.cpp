@@ -7,6 +7,8 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <cstdint>
+#include <memory>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -31,6 +33,7 @@
 #include "geblas/operations/reduce.hpp"
 #include "geblas/operations/select.hpp"
 #include "geblas/operations/transpose.hpp"
+#include "geblas/stream.hpp"
 #include "geblas/version.hpp"
 
 namespace geblas::python {
@@ -992,6 +995,33 @@ PYBIND11_MODULE(_geblas, m) {
         synchronize(dev);
       },
       py::arg("device") = "cuda:0");
+  // geblas.torch and the operation wrappers enter one of these per CUDA device of a call,
+  // with torch.cuda.current_stream(device).cuda_stream, so that the call is queued on
+  // torch's stream (ordered with the torch work around it, no host synchronisation).
+  // A guard is per host thread: enter and exit it in the same thread (a with block).
+  struct StreamScope {
+    Device device;
+    void* stream;
+    std::unique_ptr<cuda::StreamGuard> guard;
+  };
+  py::class_<StreamScope>(m, "_StreamScope", "Runs the geblas calls of a with block on a caller's CUDA stream.")
+      .def(py::init([](const std::string& d, std::uintptr_t handle) {
+             return StreamScope{device_from_name(d), reinterpret_cast<void*>(handle), nullptr};
+           }),
+           py::arg("device"), py::arg("stream"))
+      .def("__enter__",
+           [](StreamScope& s) -> StreamScope& {
+             if (s.guard) throw InvalidValue("geblas: a stream scope cannot be entered twice");
+             s.guard = std::make_unique<cuda::StreamGuard>(s.device, s.stream);
+             return s;
+           })
+      .def("__exit__", [](StreamScope& s, py::args) {
+        s.guard.reset();
+        return false;
+      });
+  m.def(
+      "current_stream", [](const std::string& d) { return reinterpret_cast<std::uintptr_t>(cuda::current_stream(device_from_name(d))); },
+      py::arg("device") = "cuda:0", "The CUDA stream (an integer handle) of this thread's geblas work on `device`.");
   m.def("transfer_counts", [] {
     const TransferCounts t = transfer_counts();
     py::dict d;

@@ -257,3 +257,81 @@ def test_cuda_16bit_spmm(dtype):
     Y16 = geblas.mxm(A.astype(str(dtype).split(".")[1]), X.to(dtype))
     assert Y16.dtype == dtype
     torch.testing.assert_close(Y16.float(), Y32, rtol=2e-2, atol=5e-2)
+
+
+# --- streams (GPU) ------------------------------------------------------------------------
+# geblas runs every call on torch's current stream: work queued before a call on that
+# stream is seen by it, and no host synchronisation is needed on either side.
+
+def _slow_input(X_host, stream):
+    """X_host on the GPU, written on `stream` only after ~50 ms of sleep queued on it: a
+    call that does not wait for the stream reads the zeros that are there first."""
+    X = torch.zeros(X_host.shape, dtype=X_host.dtype, device="cuda")
+    src = X_host.to("cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(100_000_000)
+        X.copy_(src)
+    return X
+
+
+@gpu
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_spmm_runs_on_a_non_default_torch_stream(reduce):
+    S = random_graph(41, n=400, m=300, density=0.05, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(42).integers(-4, 5, (300, 40)).astype(np.float32))
+    want = reference(S, X_host, reduce)
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    s = torch.cuda.Stream()
+    X = _slow_input(X_host, s)
+    with torch.cuda.stream(s):
+        assert geblas.current_stream("cuda:0") == s.cuda_stream
+        Y = gt.spmm(A, X, reduce)
+        got = Y.cpu()  # on s: after the product
+    assert torch.equal(got, want)
+
+
+@gpu
+def test_spmm_needs_no_host_synchronisation(monkeypatch):
+    S = random_graph(43, n=300, density=0.05, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(44).integers(-4, 5, (300, 16)).astype(np.float32))
+    G_host = torch.from_numpy(np.random.default_rng(45).integers(-3, 4, (300, 16)).astype(np.float32))
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    At = torch.from_numpy(S.toarray()).t().contiguous()
+    s = torch.cuda.Stream()
+    X = _slow_input(X_host, s)
+    G = G_host.to("cuda")
+    # Builds A's caches (its transpose for the backward): a host wait once per matrix.
+    warm = X_host.to("cuda").requires_grad_(True)
+    gt.spmm(A, warm, "sum").backward(G)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a host synchronisation was made")
+
+    monkeypatch.setattr(torch.cuda, "synchronize", refuse)
+    monkeypatch.setattr(torch.cuda.Stream, "synchronize", refuse)
+    monkeypatch.setattr(torch.cuda.Event, "synchronize", refuse)
+    monkeypatch.setattr(geblas._geblas, "synchronize", refuse)
+    with torch.cuda.stream(s):
+        Xg = X.clone().requires_grad_(True)
+        Y = gt.spmm(A, Xg, "sum")
+        Y.backward(G)
+        got_y, got_dx = Y.detach().cpu(), Xg.grad.cpu()
+    monkeypatch.undo()
+    assert torch.equal(got_y, reference(S, X_host, "sum"))
+    assert torch.equal(got_dx, At @ G_host)
+
+
+@gpu
+def test_results_exported_on_one_stream_wait_for_it_on_another():
+    S = random_graph(47, n=200, density=0.05, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(48).integers(-4, 5, (200, 8)).astype(np.float32))
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    s = torch.cuda.Stream()
+    X = _slow_input(X_host, s)
+    with torch.cuda.stream(s):
+        r = geblas._geblas.mxm(A, X)  # an Exported made on s
+    # Taken on the default stream: __dlpack__ waits for s before handing the data over.
+    Y = torch.utils.dlpack.from_dlpack(r)
+    want = torch.from_numpy(S.toarray()) @ X_host
+    assert torch.allclose(Y.cpu(), want, rtol=1e-6, atol=1e-5)

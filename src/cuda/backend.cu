@@ -12,6 +12,7 @@
 #include "cuda/graph/graph.hpp"
 #include "cuda/spmm/dispatcher.hpp"
 #include "cuda/ops/ops.hpp"
+#include "geblas/detail/stream_state.hpp"
 
 namespace geblas::detail {
 
@@ -27,9 +28,31 @@ int cuda_device_count_impl() {
   return count;
 }
 
+void* cuda_own_stream(int ordinal) { return cuda::own_stream(ordinal); }
+
+// The handles that name a stream by role rather than by object (0 and cudaStreamLegacy:
+// the legacy default stream; cudaStreamPerThread) mean "that stream of the current
+// device", which geblas makes the guard's device before it queues anything.
+void* cuda_check_stream(int ordinal, void* handle) {
+  void* own = cuda_own_stream(ordinal);  // also sets up the device's memory pool
+  const auto s = static_cast<cudaStream_t>(handle);
+  if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return own;
+  int device = -1;
+  const cudaError_t e = cudaStreamGetDevice(s, &device);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw InvalidValue("geblas::cuda::StreamGuard: the handle given for cuda:" + std::to_string(ordinal) +
+                       " is not a usable CUDA stream (" + cudaGetErrorString(e) + ")");
+  }
+  if (device != ordinal)
+    throw InvalidValue("geblas::cuda::StreamGuard: the stream belongs to cuda:" + std::to_string(device) +
+                       ", not to cuda:" + std::to_string(ordinal) + " named by the guard");
+  return own;
+}
+
 namespace cuda {
 
-cudaStream_t stream(int ordinal) {
+cudaStream_t own_stream(int ordinal) {
   static std::mutex mutex;
   static std::vector<cudaStream_t> streams;
   std::lock_guard<std::mutex> lock(mutex);
@@ -49,6 +72,16 @@ cudaStream_t stream(int ordinal) {
     GEBLAS_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   return s;
+}
+
+cudaStream_t stream(int ordinal) {
+  const StreamOverride o = stream_override(ordinal);
+  return o.set ? static_cast<cudaStream_t>(o.stream) : own_stream(ordinal);
+}
+
+bool on_own_stream(int ordinal) {
+  const StreamOverride o = stream_override(ordinal);
+  return !o.set || static_cast<cudaStream_t>(o.stream) == own_stream(ordinal);
 }
 
 void read_to_host(void* host, const void* device_ptr, std::size_t bytes, cudaStream_t s) {
@@ -78,15 +111,17 @@ void trim_pool(int ordinal) {
 
 }  // namespace
 
-void* allocate(std::size_t bytes, int ordinal) {
+void* allocate(std::size_t bytes, int ordinal, void** stream_out) {
   DeviceGuard guard(ordinal);
+  const cudaStream_t s = stream(ordinal);
+  if (stream_out) *stream_out = s;
   void* p = nullptr;
-  cudaError_t e = cudaMallocAsync(&p, bytes, stream(ordinal));
+  cudaError_t e = cudaMallocAsync(&p, bytes, s);
   if (e == cudaErrorMemoryAllocation) {
-    // The pool keeps freed memory (see stream()): give it back and try once more.
+    // The pool keeps freed memory (see own_stream()): give it back and try once more.
     cudaGetLastError();
     trim_pool(ordinal);
-    e = cudaMallocAsync(&p, bytes, stream(ordinal));
+    e = cudaMallocAsync(&p, bytes, s);
   }
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -105,10 +140,24 @@ void* allocate(std::size_t bytes, int ordinal) {
   return p;
 }
 
-void deallocate(void* p, int ordinal) noexcept {
+void deallocate(void* p, int ordinal, void* allocated_on) noexcept {
   try {
     DeviceGuard guard(ordinal);
-    GEBLAS_CUDA_CHECK_NO_THROW(cudaFreeAsync(p, stream(ordinal)));
+    const cudaStream_t now = stream(ordinal);
+    const auto before = static_cast<cudaStream_t>(allocated_on);
+    if (before != now) {
+      // The memory may still be read by work queued on the stream that allocated it (an
+      // object made under a guard, dropped after it) as well as on this thread's current
+      // stream: the free waits for both. Work on any other stream is the caller's to order
+      // (<geblas/stream.hpp>).
+      cudaEvent_t done = nullptr;
+      GEBLAS_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      const cudaError_t recorded = cudaEventRecord(done, before);
+      if (recorded == cudaSuccess) GEBLAS_CUDA_CHECK_NO_THROW(cudaStreamWaitEvent(now, done, 0));
+      else GEBLAS_CUDA_CHECK_NO_THROW(recorded);
+      GEBLAS_CUDA_CHECK_NO_THROW(cudaEventDestroy(done));
+    }
+    GEBLAS_CUDA_CHECK_NO_THROW(cudaFreeAsync(p, now));
   } catch (...) {
     // a destructor path: report and go on
     std::fprintf(stderr, "geblas: device free failed on cuda:%d\n", ordinal);

@@ -1,0 +1,24 @@
+// The per-thread stream bookkeeping behind geblas::cuda::StreamGuard (<geblas/stream.hpp>),
+// exposed for the host-side tests of its nesting. Not part of the stable API.
+#pragma once
+
+#include "geblas/config.hpp"
+
+namespace geblas::detail {
+
+// The stream this thread has named for one CUDA device: `set` false means none (geblas's
+// own stream is used). `stream` is a cudaStream_t as void*; 0 is a valid stream (the
+// legacy default stream), which is why "none" is a separate flag.
+struct StreamOverride {
+  bool set = false;
+  void* stream = nullptr;
+};
+
+// This thread's override for device `ordinal` (none for an ordinal never set).
+GEBLAS_API StreamOverride stream_override(int ordinal) noexcept;
+
+// Replaces this thread's override for `ordinal` with `next` and returns the one before.
+// Throws InvalidValue for a negative ordinal.
+GEBLAS_API StreamOverride exchange_stream_override(int ordinal, StreamOverride next);
+
+}  // namespace geblas::detail
