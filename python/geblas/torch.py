@@ -10,7 +10,8 @@ may require a gradient with reduce="sum"); X a dense tensor on A's device.
 Backward: dX = A' grad for sum and mean (one SpMM through A's cached transpose); for max
 and min each grad(i, f) goes to the neighbour j that won the forward (the smallest j on a
 tie), recorded in the forward. When A's values are all 1 and X is float32 the forward
-records it for free: every X(j, f) is packed with j into one int64 key ordered like the
+records it for free: on a GPU one float32 kernel writes the winning column beside each
+value; on the CPU every X(j, f) is packed with j into one int64 key ordered like the
 float, and one int64 max_min (min_max) SpMM over A yields the value and its argument
 together; otherwise the winner is found after the forward by comparing every edge's term
 with the result (O(nnz x f) memory, like PyG's gather + scatter). The gradient of A's
@@ -167,6 +168,19 @@ def _max_packed(g, X, reduce):
     return Y, arg, weight
 
 
+def _max_kernel(g, X, reduce):
+    """Value and argument of the max / min from geblas's float32 kernel that writes the
+    winning column beside each value (A unit-valued, float32 on a GPU): the smallest
+    column on a tie, as _max_packed; -0 and +0 tie here (float comparison) where the packed
+    keys order -0 below +0."""
+    n = g.matrix.nrows
+    Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
+    arg = torch.empty((n, X.shape[1]), dtype=torch.int32, device=X.device)
+    with _on_stream(X.device):
+        _geblas._spmm_arg(g.matrix, X.contiguous(), Y, arg, reduce)
+    return Y, arg.to(torch.int64), None  # rows without entries: Y = 0, arg = -1
+
+
 def _max_search(g, X, reduce):
     """Value through geblas; the winning edge found by comparing each edge's term with it."""
     Y = _spmm_plain(g, X, "max_times" if reduce == "max" else "min_times")
@@ -221,7 +235,9 @@ class SpMM(torch.autograd.Function):
             ctx.unit = True
             ctx.save_for_backward(torch.empty(0), torch.empty(0))
         else:
-            if g.unit() and X.dtype == torch.float32:
+            if g.unit() and X.dtype == torch.float32 and X.is_cuda:
+                Y, arg, weight = _max_kernel(g, Xd, reduce)
+            elif g.unit() and X.dtype == torch.float32:
                 Y, arg, weight = _max_packed(g, Xd, reduce)
             else:
                 Y, arg, weight = _max_search(g, Xd, reduce)

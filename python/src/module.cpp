@@ -18,6 +18,7 @@
 
 #include "arrays.hpp"
 #include "geblas/algorithms.hpp"
+#include "geblas/detail/spmm_arg.hpp"
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
 #include "geblas/io.hpp"
@@ -1328,6 +1329,22 @@ PYBIND11_MODULE(_geblas, m) {
 
   // --- operations -------------------------------------------------------------------------
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
+  m.def(
+      "_spmm_arg",
+      [](py::object a, py::object x, py::object y, py::object arg, const std::string& reduce) {
+        // geblas.torch's max / min forward when a backward will follow: Y and the winning
+        // column (int32) in one pass, into the caller's tensors in place.
+        if (reduce != "max" && reduce != "min")
+          throw InvalidValue("_spmm_arg: reduce must be 'max' or 'min', got '" + reduce + "'");
+        PyMatrix& A = matrix_arg(a, "A", "_spmm_arg");
+        Operand X = operand(x, "X"), Y = operand(y, "Y"), G = operand(arg, "arg");
+        for (const Operand* o : {&X, &Y, &G})
+          if (o->kind != Operand::Kind::dense || !o->is_array())
+            throw InvalidValue("_spmm_arg: X, Y and arg must be 2-D arrays (torch tensors)");
+        py::gil_scoped_release nogil;
+        detail::cuda_spmm_arg_extreme(A.s(), X.dense, Y.dense, G.dense, reduce == "max");
+      },
+      py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("arg"), py::arg("reduce"));
 
   // --- run-time semirings (<geblas/jit.hpp>) -----------------------------------------------
   py::class_<jit::Semiring>(m, "Semiring",

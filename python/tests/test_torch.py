@@ -335,3 +335,40 @@ def test_results_exported_on_one_stream_wait_for_it_on_another():
     Y = torch.utils.dlpack.from_dlpack(r)
     want = torch.from_numpy(S.toarray()) @ X_host
     assert torch.allclose(Y.cpu(), want, rtol=1e-6, atol=1e-5)
+
+
+@gpu
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("F", [1, 7, 32, 130])
+def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
+    # Integer features in a small range: most outputs are ties. The GPU forward (float32
+    # kernel with its argument) and the CPU forward (int64 packed keys) must agree on every
+    # value and send every gradient to the same neighbour.
+    S = random_graph(51 + F, n=300, density=0.06, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(52).integers(-2, 3, (300, F)).astype(np.float32))
+    G_host = torch.from_numpy(np.random.default_rng(53).integers(1, 5, (300, F)).astype(np.float32))
+    results = []
+    for device in ("cpu", "cuda:0"):
+        A = geblas.Matrix.from_scipy(S, device=device)
+        X = X_host.to(device).requires_grad_(True)
+        Y = gt.spmm(A, X, reduce)
+        Y.backward(G_host.to(device))
+        results.append((Y.detach().cpu(), X.grad.cpu()))
+    (y_cpu, dx_cpu), (y_gpu, dx_gpu) = results
+    assert torch.equal(y_gpu, reference(S, X_host, reduce))
+    assert torch.equal(y_gpu, y_cpu)
+    assert torch.equal(dx_gpu, dx_cpu)
+
+
+@gpu
+def test_spmm_arg_refuses_bad_operands():
+    S = random_graph(61, n=20, density=0.2, unit=True, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    X = torch.ones((20, 4), device="cuda")
+    Y = torch.empty((20, 4), device="cuda")
+    with pytest.raises(geblas.DomainMismatch):
+        geblas._geblas._spmm_arg(A, X, Y, torch.empty((20, 4), dtype=torch.int64, device="cuda"), "max")
+    with pytest.raises(geblas.DimensionMismatch):
+        geblas._geblas._spmm_arg(A, X, Y, torch.empty((19, 4), dtype=torch.int32, device="cuda"), "max")
+    with pytest.raises(geblas.InvalidValue):
+        geblas._geblas._spmm_arg(A, X, Y, torch.empty((20, 4), dtype=torch.int32, device="cuda"), "sum")
