@@ -313,7 +313,7 @@ py::object Exported::dlpack(py::object stream) {
       consumer = stream.cast<std::uintptr_t>();
       if (consumer == 1) consumer = 0;
     }
-    if (reinterpret_cast<void*>(consumer) != stream_) {
+    if (consumer != reinterpret_cast<std::uintptr_t>(stream_)) {
       py::gil_scoped_release nogil;
       cuda::StreamGuard on(device_, stream_);
       synchronize(device_);

@@ -8,8 +8,8 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -1007,7 +1007,9 @@ PYBIND11_MODULE(_geblas, m) {
   };
   py::class_<StreamScope>(m, "_StreamScope", "Runs the geblas calls of a with block on a caller's CUDA stream.")
       .def(py::init([](const std::string& d, std::uintptr_t handle) {
-             return StreamScope{device_from_name(d), reinterpret_cast<void*>(handle), nullptr};
+             // A stream handle comes from Python as an integer (torch's Stream.cuda_stream).
+             void* stream = reinterpret_cast<void*>(handle);  // NOLINT(performance-no-int-to-ptr)
+             return StreamScope{device_from_name(d), stream, nullptr};
            }),
            py::arg("device"), py::arg("stream"))
       .def("__enter__",
@@ -1016,12 +1018,13 @@ PYBIND11_MODULE(_geblas, m) {
              s.guard = std::make_unique<cuda::StreamGuard>(s.device, s.stream);
              return s;
            })
-      .def("__exit__", [](StreamScope& s, py::args) {
+      .def("__exit__", [](StreamScope& s, const py::args&) {
         s.guard.reset();
         return false;
       });
   m.def(
-      "current_stream", [](const std::string& d) { return reinterpret_cast<std::uintptr_t>(cuda::current_stream(device_from_name(d))); },
+      "current_stream",
+      [](const std::string& d) { return reinterpret_cast<std::uintptr_t>(cuda::current_stream(device_from_name(d))); },
       py::arg("device") = "cuda:0", "The CUDA stream (an integer handle) of this thread's geblas work on `device`.");
   m.def("transfer_counts", [] {
     const TransferCounts t = transfer_counts();
@@ -1331,7 +1334,8 @@ PYBIND11_MODULE(_geblas, m) {
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
   m.def(
       "_spmm_arg",
-      [](py::object a, py::object x, py::object y, py::object arg, const std::string& reduce) {
+      [](const py::object& a, const py::object& x, const py::object& y, const py::object& arg,
+         const std::string& reduce) {
         // geblas.torch's max / min forward when a backward will follow: Y and the winning
         // column (int32) in one pass, into the caller's tensors in place.
         if (reduce != "max" && reduce != "min")

@@ -76,7 +76,10 @@ RawBuffer::RawBuffer(const RawBuffer& other) : RawBuffer(other.bytes_, other.dev
 }
 
 RawBuffer::RawBuffer(RawBuffer&& other) noexcept
-    : ptr_(other.ptr_), bytes_(other.bytes_), device_(other.device_), stream_(other.stream_),
+    : ptr_(other.ptr_),
+      bytes_(other.bytes_),
+      device_(other.device_),
+      stream_(other.stream_),
       owner_(std::move(other.owner_)) {
   other.ptr_ = nullptr;
   other.bytes_ = 0;

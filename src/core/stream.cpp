@@ -54,8 +54,7 @@ StreamGuard::~StreamGuard() {
   // The table entry exists (the constructor made it), so this cannot throw.
   try {
     detail::exchange_stream_override(ordinal_, {had_previous_, previous_});
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 void* current_stream(Device device) {

@@ -10,8 +10,8 @@
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
 #include "cuda/graph/graph.hpp"
-#include "cuda/spmm/dispatcher.hpp"
 #include "cuda/ops/ops.hpp"
+#include "cuda/spmm/dispatcher.hpp"
 #include "geblas/detail/stream_state.hpp"
 
 namespace geblas::detail {

@@ -28,7 +28,7 @@ struct Case {
 
 struct Data {
   std::vector<std::tuple<Index, Index, float>> entries;  // sorted by (row, column)
-  std::vector<float> X;                                   // k x f, row-major
+  std::vector<float> X;                                  // k x f, row-major
 };
 
 Data make(const Case& c) {
@@ -37,7 +37,7 @@ Data make(const Case& c) {
   std::uniform_real_distribution<double> u(0, 1);
   std::uniform_int_distribution<int> aval(-2, 3), xval(-2, 2);  // few values: many ties
   for (Index i = 0; i < c.m; ++i) {
-    if (i % 7 == 3) continue;  // empty rows
+    if (i % 7 == 3) continue;                         // empty rows
     const double density = i % 11 == 0 ? 0.6 : 0.05;  // a few long rows
     for (Index j = 0; j < c.k; ++j)
       if (u(rng) < density) {
@@ -111,8 +111,7 @@ void run_case(const Case& c, bool max, void* stream) {
 TEST_CASE("spmm with argument: values and arguments, ties to the smallest column", "[spmm_arg][sanitize]") {
   for (const Index f : {1, 3, 4, 32, 33, 36, 128, 130})
     for (const bool unit : {true, false})
-      for (const bool max : {true, false})
-        run_case({97, 83, f, unit, 7 + static_cast<std::uint64_t>(f)}, max, nullptr);
+      for (const bool max : {true, false}) run_case({97, 83, f, unit, 7 + static_cast<std::uint64_t>(f)}, max, nullptr);
 }
 
 TEST_CASE("spmm with argument: larger rows and widths, on a caller's stream", "[spmm_arg]") {

@@ -184,7 +184,8 @@ TEST_CASE("stream guard: two host threads, one stream each, on one GPU", "[strea
       const DenseMatrix<float> B_own = DenseMatrix<float>::from_row_major(own.k, own.n, own.B, gpu);
       // mxv: w = A u with u = the first column of B.
       std::vector<float> u(static_cast<std::size_t>(shared.k));
-      for (Index j = 0; j < shared.k; ++j) u[static_cast<std::size_t>(j)] = shared.B[static_cast<std::size_t>(j * shared.n)];
+      for (Index j = 0; j < shared.k; ++j)
+        u[static_cast<std::size_t>(j)] = shared.B[static_cast<std::size_t>(j * shared.n)];
       const Vector<float> u_dev = Vector<float>::from_dense(u).to(gpu);
       const std::vector<std::string> variants = {"", "nnz_split_fused", "nnz_split", "row_pieces", "merge_path"};
       for (int r = 0; r < rounds; ++r) {
@@ -207,8 +208,8 @@ TEST_CASE("stream guard: two host threads, one stream each, on one GPU", "[strea
         for (Index i = 0; i < shared.m && bad.find("mxv") == std::string::npos; ++i)
           if (gw[static_cast<std::size_t>(i)] != want_shared[static_cast<std::size_t>(i * shared.n)]) bad += " mxv";
         if (!bad.empty()) {
-          failures[static_cast<std::size_t>(t)] = "thread " + std::to_string(t) + " round " + std::to_string(r) +
-                                                  " variant '" + v + "':" + bad;
+          failures[static_cast<std::size_t>(t)] =
+              "thread " + std::to_string(t) + " round " + std::to_string(r) + " variant '" + v + "':" + bad;
           return;
         }
       }
@@ -270,8 +271,7 @@ TEST_CASE("stream guard: nesting, restoring and bad devices", "[stream][sanitize
     UserStream other;
     cuda_ok(cudaSetDevice(previous), "cudaSetDevice");
     REQUIRE_THROWS_AS(cuda::StreamGuard(gpu, other.s), InvalidValue);
-    REQUIRE_THROWS_WITH(cuda::StreamGuard(gpu, other.s),
-                        test::contains("belongs to cuda:1, not to cuda:0"));
+    REQUIRE_THROWS_WITH(cuda::StreamGuard(gpu, other.s), test::contains("belongs to cuda:1, not to cuda:0"));
     CHECK(cuda::current_stream(gpu) == own);
   } else {
     WARN("one CUDA device: the wrong-device stream case needs two (skipped)");

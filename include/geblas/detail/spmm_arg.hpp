@@ -16,7 +16,7 @@ namespace geblas::detail {
 // Y (A.nrows x F, float32) and arg (A.nrows x F, int32) row-major on A's device. Queued on
 // this thread's current stream (geblas::cuda::StreamGuard). InvalidValue / DomainMismatch /
 // DimensionMismatch / DeviceMismatch name the operand at fault; NotImplemented without CUDA.
-GEBLAS_API void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y,
-                                      DenseStorage& arg, bool max);
+GEBLAS_API void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg,
+                                      bool max);
 
 }  // namespace geblas::detail

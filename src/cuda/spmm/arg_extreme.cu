@@ -117,7 +117,8 @@ void launch(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, Dens
 void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg,
                            bool max) {
   const std::string op = "spmm_arg_extreme";
-  if (!A.device.is_cuda()) throw InvalidValue(op + ": A is on " + A.device.str() + "; this kernel runs on CUDA devices");
+  if (!A.device.is_cuda())
+    throw InvalidValue(op + ": A is on " + A.device.str() + "; this kernel runs on CUDA devices");
   auto same_device = [&](const DenseStorage& d, const char* name) {
     if (d.device != A.device)
       throw DeviceMismatch(op + ": " + name + " is on " + d.device.str() + " but A is on " + A.device.str());
@@ -128,7 +129,8 @@ void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseS
   if (A.type != TypeId::float32 || X.type != TypeId::float32 || Y.type != TypeId::float32)
     throw DomainMismatch(op + ": A, X and Y must be float32 (A is " + std::string(to_string(A.type)) + ", X " +
                          std::string(to_string(X.type)) + ", Y " + std::string(to_string(Y.type)) + ")");
-  if (arg.type != TypeId::int32) throw DomainMismatch(op + ": arg must be int32, is " + std::string(to_string(arg.type)));
+  if (arg.type != TypeId::int32)
+    throw DomainMismatch(op + ": arg must be int32, is " + std::string(to_string(arg.type)));
   if (X.layout != Layout::row_major || Y.layout != Layout::row_major || arg.layout != Layout::row_major)
     throw InvalidValue(op + ": X, Y and arg must be row-major");
   if (X.nrows != A.ncols)

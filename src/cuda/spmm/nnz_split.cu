@@ -144,7 +144,8 @@ FoldCounters zeroed_counters(const SparseStorage& A, Index cut_count, Index tile
 }
 
 std::shared_ptr<const FoldCounters> counters_for(const SparseStorage& A, int S, Index cut_count, Index tiles) {
-  if (!on_own_stream(A.device.ordinal())) return std::make_shared<const FoldCounters>(zeroed_counters(A, cut_count, tiles));
+  if (!on_own_stream(A.device.ordinal()))
+    return std::make_shared<const FoldCounters>(zeroed_counters(A, cut_count, tiles));
   return derived<FoldCounters>(A, "spmm_nnz_count:" + std::to_string(S) + ":" + std::to_string(tiles),
                                [&] { return zeroed_counters(A, cut_count, tiles); });
 }
