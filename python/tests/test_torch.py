@@ -312,12 +312,15 @@ def test_spmm_needs_no_host_synchronisation(monkeypatch):
     monkeypatch.setattr(torch.cuda.Stream, "synchronize", refuse)
     monkeypatch.setattr(torch.cuda.Event, "synchronize", refuse)
     monkeypatch.setattr(geblas._geblas, "synchronize", refuse)
+    before = geblas.transfer_counts()
     with torch.cuda.stream(s):
         Xg = X.clone().requires_grad_(True)
         Y = gt.spmm(A, Xg, "sum")
         Y.backward(G)
+        after = geblas.transfer_counts()  # no copy to the host inside geblas either
         got_y, got_dx = Y.detach().cpu(), Xg.grad.cpu()
     monkeypatch.undo()
+    assert after["device_to_host_copies"] == before["device_to_host_copies"]
     assert torch.equal(got_y, reference(S, X_host, "sum"))
     assert torch.equal(got_dx, At @ G_host)
 
