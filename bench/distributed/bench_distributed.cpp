@@ -1,6 +1,8 @@
 // bench_distributed: one GPU against G GPUs of this node (NCCL, one process) for the
-// sparse x dense product (N = 64..512) and a PageRank-style iteration (the product with
-// N = 1 and the vector ops), on generated R-MAT and uniform graphs (bench/common). Each
+// sparse x dense product (N = 64..512), a PageRank-style iteration (the product with
+// N = 1 and the vector ops), algo::pagerank against dist::pagerank (per iteration of a
+// whole call, and per marginal iteration: 2x minus 1x the iterations) and algo::bfs
+// against dist::bfs (4 sources), on generated R-MAT and uniform graphs (bench/common). Each
 // case reports the medians after warm-up, the speedup (single / distributed), and the
 // bytes the row exchange and the all-gather move per product; the distributed result is
 // checked against the single-GPU one on sampled rows (exact for max_times, the fp32
@@ -325,6 +327,40 @@ int main(int argc, char** argv) {
       failures += pok ? 0 : 1;
       std::printf("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e)\n", g.name.c_str(), p1, pdms, p1 / pdms,
                   pok ? "ok" : "WRONG", err);
+      // Per iteration without the set-up and the final normalisation of a call: the
+      // difference between runs of 2 x and 1 x the iterations, divided by the
+      // iterations (median of the reps).
+      std::vector<double> m1, md;
+      for (int rep = 0; rep < std::max(1, a.reps / 2) && !over_budget(); ++rep) {
+        algo::PageRankOptions po2 = po;
+        po2.max_iterations = 2 * a.pagerank_iters;
+        dist::PageRankOptions pd2 = pd;
+        pd2.max_iterations = 2 * a.pagerank_iters;
+        const double s1 = wall_ms(a.gpus, [&] { algo::pagerank(A1, po); });
+        const double l1 = wall_ms(a.gpus, [&] { algo::pagerank(A1, po2); });
+        const double sd = wall_ms(a.gpus, [&] { dist::pagerank(dA, pd); });
+        const double ld = wall_ms(a.gpus, [&] { dist::pagerank(dA, pd2); });
+        m1.push_back((l1 - s1) / a.pagerank_iters);
+        md.push_back((ld - sd) / a.pagerank_iters);
+      }
+      if (!m1.empty())
+        std::printf("%s,pagerank_iteration,1,%.3f,,%.3f,,%.2f,,,,%s\n", g.name.c_str(), median(m1), median(md),
+                    median(m1) / median(md), pok ? "ok" : "WRONG");
+    }
+    // BFS from 4 sources: algo::bfs (the direction-optimising traversal, one per source)
+    // against dist::bfs (one min.second product with N = 4 per level); exact check.
+    if (!over_budget()) {
+      const std::vector<Index> sources{0, n / 3, n / 2, n - 1};
+      auto b1 = algo::bfs(A1, sources);
+      dist::bfs(dA, sources);  // warm-up: A' as a pattern, the exchange plans
+      const double t1 = wall_ms(a.gpus, [&] { b1 = algo::bfs(A1, sources); });
+      std::optional<dist::BfsResult> rb;
+      const double tdb = wall_ms(a.gpus, [&] { rb = dist::bfs(dA, sources); });
+      const bool bok = b1.levels.to_row_major() == rb->levels.gather().to_row_major() &&
+                       b1.parents.to_row_major() == rb->parents.gather().to_row_major();
+      failures += bok ? 0 : 1;
+      std::printf("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d)\n", g.name.c_str(), sources.size(), t1, tdb, t1 / tdb,
+                  bok ? "ok" : "WRONG", rb->depth);
     }
     std::fflush(stdout);
   }

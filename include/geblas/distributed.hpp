@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -152,12 +153,13 @@ GEBLAS_API const DistSparse& sage_mean_matrix(const DistSparse& A);
 GEBLAS_API void fail_next_allocation_on_rank(int rank);
 }  // namespace detail
 
-// The options of algo::pagerank that the distributed version has (not `weighted`, not
-// the per-iteration callback).
+// The options of algo::pagerank that the distributed version has (not `weighted`).
 struct PageRankOptions {
   double damping = 0.85;
   double tolerance = 1e-6;  // stop when the L1 change is below this
   int max_iterations = 100;
+  // Called after every iteration with its L1 change (summed over ranks), in every process.
+  std::function<void(int iteration, double change)> on_iteration{};
 };
 namespace detail {
 struct DistPageRank {
@@ -172,6 +174,11 @@ struct DistSssp {
   int rounds = 0;
 };
 GEBLAS_API DistSssp sssp(const DistSparse& A, const std::vector<Index>& sources);
+struct DistBfs {
+  DistDense levels, parents;
+  int depth = 0;
+};
+GEBLAS_API DistBfs bfs(const DistSparse& A, const std::vector<Index>& sources);
 }  // namespace detail
 
 template <Scalar T>
@@ -274,6 +281,23 @@ template <Scalar T>
 SsspResult<T> sssp(const DistSparseMatrix<T>& A, const std::vector<Index>& sources) {
   detail::DistSssp r = detail::sssp(A.state(), sources);
   return {DistDenseMatrix<T>(std::move(r.distances)), r.rounds};
+}
+
+struct BfsResult {
+  // n x k, split like A's rows; column j from sources[j]. levels: 0 at the source, -1
+  // where not reached. parents: the source is its own parent, any other reached vertex
+  // its smallest in-neighbour one level up (as algo::bfs), -1 where not reached.
+  DistDenseMatrix<std::int64_t> levels, parents;
+  int depth = 0;  // the largest level over all sources
+};
+// Breadth-first search from k sources on A's pattern (A(i, j): edge i -> j), level by
+// level, one distributed product with N = k per level; equal to algo::bfs exactly (its
+// many-source result; one source is k = 1). Any value type. Collective.
+template <Scalar T>
+BfsResult bfs(const DistSparseMatrix<T>& A, const std::vector<Index>& sources) {
+  detail::DistBfs r = detail::bfs(A.state(), sources);
+  return {DistDenseMatrix<std::int64_t>(std::move(r.levels)), DistDenseMatrix<std::int64_t>(std::move(r.parents)),
+          r.depth};
 }
 
 // GNN aggregation, as <geblas/algorithms/gnn.hpp> defines it on one device (float and

@@ -92,6 +92,17 @@ namespace detail {
 GEBLAS_API geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId type,
                                                             const ReadOptions& options);
 GEBLAS_API geblas::detail::DenseStorage read_matrix_market_dense(const std::string& path, TypeId type);
+// Rows [begin, end) of a Matrix Market file (end = -1: to the last row), as a matrix of
+// end - begin rows with the file's columns, row i holding row begin + i: every line is
+// parsed and checked as read_matrix_market does (errors name the file's line and its
+// 1-based row), but only the range's entries are kept, so that each rank of a
+// distributed matrix reads its part without the whole matrix in memory. With
+// `row_counts`, the entries of every row of the file (after mirroring) are counted into
+// it (nrows values), e.g. for an nnz-balanced split. InvalidValue: a range outside the
+// file's rows.
+GEBLAS_API geblas::detail::SparseStorage read_matrix_market_rows(const std::string& path, TypeId type,
+                                                                 const ReadOptions& options, Index begin, Index end,
+                                                                 std::vector<Index>* row_counts = nullptr);
 GEBLAS_API void write_matrix_market(const std::string& path, const geblas::detail::SparseStorage& A);
 GEBLAS_API void write_matrix_market(const std::string& path, const geblas::detail::DenseStorage& A);
 GEBLAS_API geblas::detail::SparseStorage read_binary(const std::string& path, TypeId type);

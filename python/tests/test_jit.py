@@ -42,7 +42,7 @@ def test_names_equal_the_builtin_semirings(device):
     Ag = geblas.Matrix.from_scipy(A, device=device)
     for add, mul, builtin in [("max", "times", "max_times"), ("min", "plus", "min_plus"), ("plus", "times", "plus_times")]:
         s = geblas.Semiring(add, mul, dtype="float32")
-        got = np.asarray(geblas.mxm(Ag, B if device == "cpu" else _to(B, device), s))
+        got = geblas.mxm(Ag, B if device == "cpu" else _to(B, device), s)
         want = np.asarray(geblas.mxm(geblas.Matrix.from_scipy(A), B, builtin))
         np.testing.assert_array_equal(_host(got), want, err_msg=f"{add}.{mul} on {device}")
 
@@ -71,7 +71,8 @@ def test_semiring_object():
     assert "plus" in s.name and "1" in s.name
     assert "geblas.Semiring(" in repr(s)
     assert "struct" in s.cuda_source() or "__device__" in s.cuda_source()
-    assert "row_split" in geblas.jit_variants()
+    # the variants NVRTC compiles exist only in a build with CUDA
+    assert ("row_split" in geblas.jit_variants()) == geblas.cuda_compiled()
     assert isinstance(geblas.jit_cache_directory(), str)
 
 

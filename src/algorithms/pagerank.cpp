@@ -22,8 +22,9 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/dense_steps.hpp"
 #include "algorithms/checks.hpp"
+#include "algorithms/dense_steps.hpp"
+#include "algorithms/pagerank_loop.hpp"
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
 #include "geblas/operations/apply.hpp"
@@ -180,25 +181,18 @@ Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T
   args.initialise = true;
   args.start = teleport ? teleport->storage().values.data() : nullptr;
   args.start_uniform = 1.0 / static_cast<double>(n);
-  // Batches grow from 4 to 16 iterations: few host waits on long runs, few wasted
-  // launches (iterations queued after convergence return at once) on short ones.
-  int current = 0, batch = 4;
-  iterations = 0;
-  converged = false;
-  while (iterations < o.max_iterations && !converged) {
-    const int count = std::min(batch, o.max_iterations - iterations);
-    const geblas::detail::PageRankBatch b =
-        geblas::detail::required(kernels.pagerank_iterate, "pagerank iterations", dev)(args, current, count);
-    args.initialise = false;
-    current = b.current;
-    for (double d : b.deltas) {
-      delta = d;
-      ++iterations;
-      if (o.on_iteration) o.on_iteration(iterations, d);
-      if (d < o.tolerance) converged = true;
-    }
-    batch = std::min(batch * 2, 16);
-  }
+  const auto run = geblas::detail::required(kernels.pagerank_iterate, "pagerank iterations", dev);
+  const detail::PageRankLoop loop = detail::pagerank_loop(
+      [&](int from, int count) {
+        geblas::detail::PageRankBatch b = run(args, from, count);
+        args.initialise = false;
+        return b;
+      },
+      0, o.max_iterations, o.tolerance, o.on_iteration);
+  iterations = loop.iterations;
+  converged = loop.converged;
+  delta = loop.delta;
+  const int current = loop.current;
   // The ranks as a distribution.
   const Vector<T> last(std::move(x[current]));
   const double sum = static_cast<double>(reduce(last, monoid::plus<T>{}));

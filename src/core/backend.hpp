@@ -301,7 +301,7 @@ GEBLAS_API const Backend& cpu_backend();
 const Backend* cuda_backend();
 // The backend for `device`; throws InvalidValue when it is not available (no CUDA
 // backend compiled, no such device).
-const Backend& backend_for(Device device);
+GEBLAS_API const Backend& backend_for(Device device);
 
 // The hooks of geblas::cuda::StreamGuard (src/core/stream.cpp), defined by src/cuda or
 // src/cuda_off: the device's own stream (as void*; set up on first use), and the same

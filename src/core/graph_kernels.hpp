@@ -44,6 +44,13 @@ struct PageRankIterate {
   bool initialise = false;
   const void* start = nullptr;
   double start_uniform = 0;
+  // When set (count doubles on the device), iteration j of the batch writes its change
+  // to deltas_on_device[j] and nothing is read back: the batch runs all `count`
+  // iterations and returns no deltas. The distributed PageRank runs one iteration per
+  // batch this way on each rank's rows (At then spans the rank's columns and its halo,
+  // xs the owned values followed by the received ones), and sums the changes over
+  // ranks on the devices before the one read-back of the step.
+  double* deltas_on_device = nullptr;
 };
 
 struct PageRankBatch {
@@ -66,6 +73,23 @@ struct BfsRun {
   std::int64_t reached = 0;               // vertices with a level
   double edges_examined = 0;              // entries of A / A' read by the traversal
   std::vector<std::int64_t> level_sizes;  // vertices first reached at level 1, 2, ..., depth
+};
+
+// ---- one level of the distributed, level-synchronous BFS on one rank's rows (dist::bfs):
+// row-major m x k arrays, column c for source c, rows numbered from first_row globally.
+// Where candidates(i, c) is a vertex (not INT64_MAX) and levels(i, c) < 0, the vertex is
+// reached: levels = level, parents = candidates, frontier = its global id; frontier is
+// INT64_MAX everywhere else.
+struct BfsLevelStep {
+  Device device{};  // where the arrays are
+  std::int64_t m = 0, k = 0;
+  std::int64_t first_row = 0;
+  std::int64_t level = 0;
+  const GraphVertex* candidates = nullptr;  // the smallest in-neighbour on the frontier
+  GraphVertex* levels = nullptr;
+  GraphVertex* parents = nullptr;
+  GraphVertex* frontier = nullptr;
+  double* reached = nullptr;  // out, one value on the device: the vertices reached (all columns)
 };
 
 // ---- single-source shortest paths, weights >= 0 (the algorithm layer checks them).
@@ -92,10 +116,13 @@ struct ComponentsRun {
 
 struct GraphKernels {
   // Runs up to `count` PageRank iterations from slot `current`, stopping after the first
-  // whose delta is below args.tolerance. A device may queue the whole batch before it
+  // whose delta is below args.tolerance (see deltas_on_device for the other mode);
+  // count = 0 only initialises when asked to. A device may queue the whole batch before it
   // reads one delta back, so a batch costs one host synchronisation.
   PageRankBatch (*pagerank_iterate)(const PageRankIterate& args, int current, int count);
   void (*bfs)(BfsRun& run);
+  // Queued on the device; nothing is read back (the count stays in step.reached).
+  void (*bfs_level_step)(const BfsLevelStep& step);
   void (*sssp)(SsspRun& run);
   void (*connected_components)(ComponentsRun& run);
   // T = diag(row) * A * diag(col) with A's pattern, of `type` (A's own type or, with
@@ -119,7 +146,7 @@ struct GraphKernels {
 // GEBLAS_DECLARE_GRAPH_ENTRY (each takes its table field's signature, so a backend that
 // disagrees fails to compile) and fills its table with GEBLAS_GRAPH_TABLE_FIELD.
 #define GEBLAS_GRAPH_ENTRIES(X) \
-  X(pagerank_iterate) X(bfs) X(sssp) X(connected_components) X(scale_sparse) X(orient_by_degree)
+  X(pagerank_iterate) X(bfs) X(bfs_level_step) X(sssp) X(connected_components) X(scale_sparse) X(orient_by_degree)
 #define GEBLAS_DECLARE_GRAPH_ENTRY(name) std::remove_pointer_t<decltype(::geblas::detail::GraphKernels::name)> name;
 #define GEBLAS_GRAPH_TABLE_FIELD(name) .name = name,
 

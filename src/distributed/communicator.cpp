@@ -69,6 +69,9 @@ class HostTransport final : public Transport {
       }
   }
   void finish() override {}
+  std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) override {
+    return sum_local_doubles(per_local, count);
+  }
   void check_usable(const char*) const override {}
 
  private:
@@ -85,6 +88,15 @@ std::vector<std::int64_t> local_max(const std::vector<std::vector<std::int64_t>>
     for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::max(out[i], v[i]);
   }
   return out;
+}
+
+std::vector<double> sum_local_doubles(const std::vector<double*>& per_local, int count) {
+  std::vector<double> sum(static_cast<std::size_t>(std::max(count, 0)), 0.0);
+  for (double* p : per_local)
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += p[i];
+  for (double* p : per_local)
+    if (!sum.empty()) std::memcpy(p, sum.data(), sum.size() * sizeof(double));
+  return sum;
 }
 
 std::vector<std::vector<std::vector<std::int64_t>>> local_alltoall(

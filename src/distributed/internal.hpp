@@ -12,6 +12,8 @@
 namespace geblas::dist::detail {
 
 std::vector<std::int64_t> local_max(const std::vector<std::vector<std::int64_t>>& local);
+// The sum over the local ranks of `count` doubles in host memory, written back to each.
+std::vector<double> sum_local_doubles(const std::vector<double*>& per_local, int count);
 std::vector<std::vector<std::vector<std::int64_t>>> local_alltoall(
     const std::vector<std::vector<std::vector<std::int64_t>>>& lists, int n);
 

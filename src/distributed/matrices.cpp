@@ -90,13 +90,47 @@ DistSparse scatter(const Communicator& comm, const gd::SparseStorage& A, const s
 
 DistSparse read_matrix_market(const Communicator& comm, const std::string& path, TypeId type,
                               const std::optional<Partition>& rows) {
-  // Every process parses the whole file with the library's reader (which checks it
-  // line by line) and keeps its rows; a reader that seeks to a row range is future work.
-  gd::SparseStorage H;
-  agree(comm.transport(), "dist::DistSparseMatrix::read_matrix_market", [&](int k) {
-    if (k == 0) H = io::detail::read_matrix_market(path, type, io::ReadOptions{});
+  // Each process parses the file with the library's reader (every line checked as in a
+  // full read) and keeps only the rows of its ranks; without a given split, a first pass
+  // counts the entries of every row (n values per process, not the matrix) for the
+  // nnz-balanced split.
+  const char* where = "dist::DistSparseMatrix::read_matrix_market";
+  Transport& t = comm.transport();
+  t.check_usable(where);
+  const auto& locals = t.local_ranks();
+  Partition p;
+  agree(t, where, [&](int k) {
+    if (k != 0) return;
+    if (rows) {
+      p = *rows;
+      return;
+    }
+    std::vector<Index> counts;
+    io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, 0, 0, &counts);
+    std::vector<Index> offsets(counts.size() + 1, 0);
+    for (std::size_t i = 0; i < counts.size(); ++i) offsets[i + 1] = offsets[i] + counts[i];
+    p = Partition::balanced(offsets, comm.size());
   });
-  return scatter_host(comm, H, rows, "dist::DistSparseMatrix::read_matrix_market");
+  agree(t, where, [&](int k) {
+    if (k == 0) check_partition(comm, p, io::read_matrix_market_header(path).nrows, where, "row");
+  });
+  gd::SparseStorage H;  // the rows of this process's ranks (contiguous: local ranks are consecutive)
+  agree(t, where, [&](int k) {
+    if (k == 0)
+      H = io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, p.begin(locals.front()),
+                                              p.end(locals.back()));
+  });
+  const Index first = p.begin(locals.front());
+  check_same_everywhere(t, where, "row partition and matrix shape", partition_hash(p, H.ncols));
+  DistSparse d{comm, p, H.ncols, type, {}, std::make_shared<SparsePlanCache>()};
+  d.parts.resize(locals.size());
+  agree(t, where, [&](int k) {
+    const int r = locals[static_cast<std::size_t>(k)];
+    gd::SparseStorage part = rows_of(H, p.begin(r) - first, p.end(r) - first);
+    const Device dev = t.device(r);
+    d.parts[static_cast<std::size_t>(k)] = dev.is_cpu() ? std::move(part) : gd::to_device(part, dev);
+  });
+  return d;
 }
 
 DistDense make_dense(const Communicator& comm, const Partition& rows, Index ncols, TypeId type) {

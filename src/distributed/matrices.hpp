@@ -43,6 +43,10 @@ struct SparsePlanCache {
   // transpose (PageRank, SSSP): the set-up all-to-all moves every entry through the host,
   // seconds for tens of millions of entries, and A' keeps its own exchange plans.
   std::shared_ptr<DistSparse> transpose_by_rows;
+  std::shared_ptr<DistSparse> transpose_pattern;  // A' as int64 ones, for dist::bfs
+  // d / out-degree per local rank, per damping factor (dist::pagerank): built from the
+  // row offsets on the host, which costs a PageRank iteration's time or more per call
+  std::map<double, std::vector<gd::DenseStorage>> pagerank_scale;
   bool weights_nonnegative = false;  // checked by dist::sssp on every rank
 };
 
@@ -54,6 +58,21 @@ double sum_over_ranks(Transport& t, const std::vector<double>& mine);
 std::int64_t partition_hash(const Partition& p, Index extra);
 void check_same_everywhere(Transport& t, const char* where, const std::string& what, std::int64_t value);
 void check_partition(const Communicator& comm, const Partition& p, Index n, const char* where, const char* what);
+
+// The exchange plan of A's products with a B split by `bp`, built on first use (a
+// collective: every process calls it) and cached in A. The caller holds A.plans->mutex.
+ExchangePlan& exchange_plan(const DistSparse& A, const Partition& bp);
+// The rank's block of A with owned columns first, then the halo (built on first use).
+const gd::SparseStorage& combined_block(RankPlan& rp, Device dev);
+// The row exchange of one product, for loops that keep B in buffers of their own: packs
+// the rows each local rank's peers need from own[k] (its own_count x N rows of B,
+// row-major on its device) and starts the transfers, received into halo[k] (halo x N,
+// in the plan's order, grouped by owner). The caller ends it with finish() or
+// finish_on_device().
+ExchangeStats start_row_exchange(Transport& t, ExchangePlan& plan, const std::vector<gd::DenseStorage>& own,
+                                 const std::vector<void*>& halo, Index N, TypeId type);
+// A row-major rows x ncols view of memory owned elsewhere (not freed through it).
+gd::DenseStorage dense_view(void* data, Index rows, Index ncols, TypeId type, Device dev);
 
 // Every local rank receives all rows of B (a row-major nrows x ncols matrix on its
 // device, kept in `buffers` per N between calls); `stats` (may be null) counts what was

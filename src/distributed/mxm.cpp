@@ -250,6 +250,71 @@ std::vector<gd::DenseStorage*> allgather_rows(const DistDense& B, ExchangeStats*
   return full;
 }
 
+const gd::SparseStorage& combined_block(RankPlan& rp, Device dev) {
+  if (!rp.has_combined) {
+    rp.combined = placed(combine(rp.local, rp.remote, rp.own_count), dev);
+    rp.has_combined = true;
+  }
+  return rp.combined;
+}
+
+ExchangePlan& exchange_plan(const DistSparse& A, const Partition& bp) {
+  auto it = A.plans->by_b_partition.find(bp.offsets);
+  if (it == A.plans->by_b_partition.end()) it = A.plans->by_b_partition.emplace(bp.offsets, build_plan(A, bp)).first;
+  return it->second;
+}
+
+gd::DenseStorage dense_view(void* data, Index rows, Index ncols, TypeId type, Device dev) {
+  gd::DenseStorage v;
+  v.nrows = rows;
+  v.ncols = ncols;
+  v.ld = ncols;
+  v.layout = Layout::row_major;
+  v.type = type;
+  v.device = dev;
+  // the owner is a placeholder: borrow() needs one, and the memory outlives the view
+  v.data = gd::RawBuffer::borrow(data, static_cast<std::size_t>(rows * ncols) * size_of(type), dev,
+                                 std::make_shared<int>(0));
+  return v;
+}
+
+ExchangeStats start_row_exchange(Transport& t, ExchangePlan& plan, const std::vector<gd::DenseStorage>& own,
+                                 const std::vector<void*>& halo, Index N, TypeId type) {
+  const auto& locals = t.local_ranks();
+  const std::size_t row_bytes = static_cast<std::size_t>(N) * size_of(type);
+  std::vector<gd::DenseStorage*> packed(locals.size());
+  agree(t, "dist row exchange (packing)", [&](int k) {
+    const int r = locals[static_cast<std::size_t>(k)];
+    RankPlan& rp = plan.ranks[static_cast<std::size_t>(k)];
+    packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, type, t.device(r), r, "send");
+    if (rp.send_total > 0 && N > 0)
+      gd::mxm(*packed[static_cast<std::size_t>(k)], rp.pack, own[static_cast<std::size_t>(k)], SemiringId::any_second,
+              {});
+  });
+  ExchangeStats stats;
+  std::vector<RankTransfers> tr(locals.size());
+  for (std::size_t k = 0; k < locals.size(); ++k) {
+    RankPlan& rp = plan.ranks[k];
+    for (int q = 0; q < t.size() && row_bytes > 0; ++q) {
+      const Index sc = rp.send_count[static_cast<std::size_t>(q)], rc = rp.recv_count[static_cast<std::size_t>(q)];
+      if (sc > 0) {
+        tr[k].sends.push_back({q, row_ptr(*packed[k], rp.send_offset[static_cast<std::size_t>(q)]),
+                               static_cast<std::size_t>(sc) * row_bytes});
+        stats.bytes_sent += tr[k].sends.back().bytes;
+        ++stats.messages;
+      }
+      if (rc > 0)
+        tr[k].recvs.push_back({q,
+                               static_cast<unsigned char*>(halo[k]) +
+                                   static_cast<std::size_t>(rp.recv_offset[static_cast<std::size_t>(q)]) * row_bytes,
+                               static_cast<std::size_t>(rc) * row_bytes});
+    }
+    stats.halo_rows += static_cast<std::uint64_t>(rp.halo);
+  }
+  t.start(tr);
+  return stats;
+}
+
 gd::DenseStorage gather(const DistDense& B) {
   std::vector<std::map<Index, gd::DenseStorage>> buffers;
   std::vector<gd::DenseStorage*> full = allgather_rows(B, nullptr, buffers);
@@ -299,9 +364,7 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     return stats;
   }
 
-  auto it = A.plans->by_b_partition.find(B.rows.offsets);
-  if (it == A.plans->by_b_partition.end()) it = A.plans->by_b_partition.emplace(B.rows.offsets, build_plan(A, B.rows)).first;
-  ExchangePlan& plan = it->second;
+  ExchangePlan& plan = exchange_plan(A, B.rows);
   const bool combined = !o.overlap || s == SemiringId::any_second;
 
   std::vector<gd::DenseStorage*> packed(locals.size()), received(locals.size());
@@ -309,10 +372,7 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     const int r = locals[static_cast<std::size_t>(k)];
     RankPlan& rp = plan.ranks[static_cast<std::size_t>(k)];
     const Device dev = t.device(r);
-    if (combined && !rp.has_combined) {
-      rp.combined = placed(combine(rp.local, rp.remote, rp.own_count), dev);
-      rp.has_combined = true;
-    }
+    if (combined) combined_block(rp, dev);
     packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, B.type, dev, r, "send");
     received[static_cast<std::size_t>(k)] =
         &buffer_for(rp.received, N, rp.halo + (combined ? rp.own_count : 0), B.type, dev, r, "receive");

@@ -26,6 +26,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Between polls of an event: yield for the first 2 ms (an exchange or a reduction of a
+// PageRank step completes in tens of microseconds, and a 50 us sleep was a large share
+// of it), then sleep, so that a long wait does not hold a core.
+void pause_after(Clock::time_point since) {
+  if (Clock::now() - since < std::chrono::milliseconds(2)) std::this_thread::yield();
+  else std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
 void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw CudaError(std::string("dist (nccl): ") + what + ": " + cudaGetErrorString(e), static_cast<int>(e));
 }
@@ -74,6 +82,7 @@ class NcclTransport final : public Transport {
       if (done_[k]) cudaEventDestroy(done_[k]);
       if (streams_[k]) cudaStreamDestroy(streams_[k]);
     }
+    if (host_sum_ptr_) cudaFreeHost(host_sum_ptr_);
   }
 
   // Creates the communicators: `id` is shared by every rank (ncclGetUniqueId on one).
@@ -158,21 +167,70 @@ class NcclTransport final : public Transport {
     const auto deadline = Clock::now() + timeout();
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
-      for (;;) {
-        const cudaError_t q = cudaEventQuery(done_[k]);
-        if (q == cudaSuccess) break;
-        if (q != cudaErrorNotReady) cuda_check(q, "cudaEventQuery (exchange)");
-        ncclResult_t st = ncclSuccess;
-        ncclCommGetAsyncError(comms_[k], &st);
-        if (st != ncclSuccess && st != ncclInProgress) fail(st, "exchange", ranks_[k]);
-        if (Clock::now() > deadline)
-          abort_all("the exchange on rank " + std::to_string(ranks_[k]) + " did not finish within " +
-                    std::to_string(opt_.timeout_s) + " s (a peer is missing, failed or waits for other messages)");
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
+      wait_event(done_[k], k, deadline, "the exchange");
       auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
       cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
     }
+  }
+
+  void finish_on_device() override {
+    if (!pending_) return;
+    pending_ = false;
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
+    }
+    // the receives are covered by the next bounded wait: sum_doubles and finish poll the
+    // communicators' errors, and work queued on a transfer stream runs after them
+  }
+
+  std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) override {
+    check_usable("dist sum over ranks");
+    finish_on_device();
+    if (count <= 0) return {};
+    if (host_sum_.size() < static_cast<std::size_t>(count)) {
+      if (host_sum_ptr_) cudaFreeHost(host_sum_ptr_);
+      host_sum_ptr_ = nullptr;
+      cuda_check(
+          cudaMallocHost(reinterpret_cast<void**>(&host_sum_ptr_), static_cast<std::size_t>(count) * sizeof(double)),
+          "cudaMallocHost");
+      host_sum_.assign(static_cast<std::size_t>(count), 0.0);
+    }
+    // after the work queued on geblas's stream (which already waits for the exchange)
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
+      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
+    }
+    nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      group_call(ncclAllReduce(per_local[k], per_local[k], static_cast<std::size_t>(count), ncclFloat64, ncclSum,
+                               comms_[k], streams_[k]),
+                 "ncclAllReduce", k);
+    }
+    const ncclResult_t e = ncclGroupEnd();
+    if (e != ncclSuccess && e != ncclInProgress) fail(e, "ncclGroupEnd (sum over ranks)", -1);
+    wait_comms("sum over ranks launch");
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      if (k == 0)
+        cuda_check(cudaMemcpyAsync(host_sum_ptr_, per_local[0], static_cast<std::size_t>(count) * sizeof(double),
+                                   cudaMemcpyDeviceToHost, streams_[0]),
+                   "cudaMemcpyAsync (sum over ranks)");
+      cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
+      // the next step on this device may overwrite the buffer only after the reduction
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
+    }
+    const auto deadline = Clock::now() + timeout();
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      wait_event(done_[k], k, deadline, "the sum over ranks");
+    }
+    return std::vector<double>(host_sum_ptr_, host_sum_ptr_ + count);
   }
 
   void check_usable(const char* where) const override {
@@ -184,6 +242,24 @@ class NcclTransport final : public Transport {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(opt_.timeout_s));
   }
 
+  // Polls `event` of local rank k until it completes, raising on an NCCL error and
+  // aborting at the deadline.
+  void wait_event(cudaEvent_t event, std::size_t k, Clock::time_point deadline, const char* what) {
+    const auto since = Clock::now();
+    for (;;) {
+      const cudaError_t q = cudaEventQuery(event);
+      if (q == cudaSuccess) return;
+      if (q != cudaErrorNotReady) cuda_check(q, "cudaEventQuery");
+      ncclResult_t st = ncclSuccess;
+      ncclCommGetAsyncError(comms_[k], &st);
+      if (st != ncclSuccess && st != ncclInProgress) fail(st, what, ranks_[k]);
+      if (Clock::now() > deadline)
+        abort_all(std::string(what) + " on rank " + std::to_string(ranks_[k]) + " did not finish within " +
+                  std::to_string(opt_.timeout_s) + " s (a peer is missing, failed or waits for other messages)");
+      pause_after(since);
+    }
+  }
+
   void group_call(ncclResult_t r, const char* what, std::size_t k) {
     if (r != ncclSuccess && r != ncclInProgress) {
       ncclGroupEnd();
@@ -193,7 +269,7 @@ class NcclTransport final : public Transport {
 
   // Polls every local communicator until its pending operation is issued, bounded.
   void wait_comms(const char* what) {
-    const auto deadline = Clock::now() + timeout();
+    const auto since = Clock::now(), deadline = since + timeout();
     for (std::size_t k = 0; k < comms_.size(); ++k) {
       for (;;) {
         ncclResult_t st = ncclSuccess;
@@ -204,7 +280,7 @@ class NcclTransport final : public Transport {
         if (Clock::now() > deadline)
           abort_all(std::string(what) + " on rank " + std::to_string(ranks_[k]) + " did not complete within " +
                     std::to_string(opt_.timeout_s) + " s (are all ranks started, with one GPU each?)");
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        pause_after(since);
       }
     }
   }
@@ -242,6 +318,8 @@ class NcclTransport final : public Transport {
   std::vector<cudaEvent_t> ready_, done_;
   bool pending_ = false;
   bool aborted_ = false;
+  double* host_sum_ptr_ = nullptr;  // pinned: the read-back of sum_doubles
+  std::vector<double> host_sum_;    // its capacity
   std::string abort_reason_;
 };
 

@@ -1,14 +1,18 @@
-// PageRank on a distributed matrix, computed as algo::pagerank computes it: the power
-// iteration x = (1 - d) / n + d A' (x ./ out-degree) without a dangling term, stopped when
-// the L1 change is below the tolerance, then x divided by its sum (which equals spreading
-// the dangling vertices' rank uniformly, and gives the same iteration counts as the
-// single-device run). Per iteration: one distributed product, rank-local vector steps on
-// the library's operations, and the L1 change summed over ranks. A' is built by a
+// PageRank on a distributed matrix, computed as algo::pagerank computes it and by the same
+// code: the iteration control of algorithms/pagerank_loop.hpp and the backend's fused
+// step (x = (1 - d) / n + A' xs, xs = x .* d / out, and the L1 change, in one pass over
+// the rank's rows of A'), then x divided by its sum (which equals spreading the dangling
+// vertices' rank uniformly, and gives the same iteration counts as one device). Per
+// iteration and rank: the halo of xs packed and exchanged, the fused step over the rank's
+// block of A' (owned columns, then the halo), its change summed over ranks on the devices
+// (one NCCL all-reduce), and one read-back for the whole communicator. A' is built by a
 // distributed transpose on the first call and kept with A: each rank sends every entry
 // (i, j) to the owner of row j (an all-to-all of the set-up kind, over the host collectives).
 #include <algorithm>
 #include <cstring>
 
+#include "algorithms/pagerank_loop.hpp"
+#include "core/backend.hpp"
 #include "distributed/internal.hpp"
 #include "distributed/matrices.hpp"
 #include "geblas/operations/apply.hpp"
@@ -117,70 +121,132 @@ double scalar_sum(const gd::DenseStorage& x) {
   return static_cast<double>(s);
 }
 
-void apply_scalar(gd::DenseStorage& C, const gd::DenseStorage& A, BinaryOpId op, const void* scalar) {
-  if (C.nrows) gd::apply(C, A, gd::ApplyOp{UnaryOpId::identity, op, scalar}, Options{});
+// d / out(j) for each local rank's rows (0 where dangling), cached with A per damping.
+template <class T>
+const std::vector<gd::DenseStorage>& damped_scale(const DistSparse& A, double damping) {
+  {
+    std::lock_guard<std::mutex> lock(A.plans->mutex);
+    const auto it = A.plans->pagerank_scale.find(damping);
+    if (it != A.plans->pagerank_scale.end()) return it->second;
+  }
+  Transport& t = A.comm.transport();
+  std::vector<gd::DenseStorage> scales(A.parts.size());
+  agree(t, "dist::pagerank (out-degrees)", [&](int k) {
+    const gd::SparseStorage& part = A.parts[static_cast<std::size_t>(k)];
+    std::vector<Index> off(static_cast<std::size_t>(part.nrows) + 1);
+    gd::copy_bytes(off.data(), Device::cpu(), part.row_offsets.data(), part.device, off.size() * sizeof(Index));
+    std::vector<T> sc(static_cast<std::size_t>(part.nrows));
+    for (std::size_t i = 0; i < sc.size(); ++i) {
+      const Index len = off[i + 1] - off[i];
+      sc[i] = len ? static_cast<T>(damping / static_cast<double>(len)) : T(0);
+    }
+    scales[static_cast<std::size_t>(k)] = host_column(sc, t.device(t.local_ranks()[static_cast<std::size_t>(k)]));
+  });
+  std::lock_guard<std::mutex> lock(A.plans->mutex);
+  return A.plans->pagerank_scale.emplace(damping, std::move(scales)).first->second;
 }
+
+// One local rank's iterate: x (its rows), and x .* d / out laid out as the combined
+// block's columns read it, the owned values then the received halo, in two slots.
+struct RankState {
+  gd::DenseStorage x[2], xs[2];  // m values; m + halo values
+  gd::RawBuffer change;          // the rank's L1 change of the step, one double on its device
+  gd::PageRankIterate args;
+};
 
 template <class T>
 DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
+  const char* where = "dist::pagerank";
   Transport& t = A.comm.transport();
   const auto& locals = t.local_ranks();
   const Index n = A.rows.size();
   const std::size_t L = locals.size();
-  // A' rows split like A's, so x, z and y share one partition and no vector moves
+  // A' rows split like A's, so the iterate, its scaled copy and the result share A's
+  // row partition, and the halo of A' is the only thing that moves
   const DistSparse& AT = cached_transpose(A);
-  // 1 / out-degree (0 for dangling rows), per local rank
-  std::vector<gd::DenseStorage> inv(L), scratch(L);
-  DistDense x = make_dense(A.comm, A.rows, 1, A.type), y = make_dense(A.comm, A.rows, 1, A.type),
-            z = make_dense(A.comm, A.rows, 1, A.type);
-  agree(t, "dist::pagerank", [&](int k) {
-    const int r = locals[static_cast<std::size_t>(k)];
-    const gd::SparseStorage& part = A.parts[static_cast<std::size_t>(k)];
-    std::vector<Index> off(static_cast<std::size_t>(part.nrows) + 1);
-    gd::copy_bytes(off.data(), Device::cpu(), part.row_offsets.data(), part.device, off.size() * sizeof(Index));
-    std::vector<T> iv(static_cast<std::size_t>(part.nrows)), x0(iv.size(), T(1) / static_cast<T>(n));
-    for (std::size_t i = 0; i < iv.size(); ++i) {
-      const Index len = off[i + 1] - off[i];
-      iv[i] = len ? T(1) / static_cast<T>(len) : T(0);
-    }
-    const Device dev = t.device(r);
-    inv[static_cast<std::size_t>(k)] = host_column(iv, dev);
-    scratch[static_cast<std::size_t>(k)] = gd::make_dense(part.nrows, 1, Layout::row_major, A.type, dev);
-    x.parts[static_cast<std::size_t>(k)] = host_column(x0, dev);
-  });
-  DistPageRank res{std::move(x), 0, false, 0};
-  DistDense& X = res.ranks;
-  const T d = static_cast<T>(o.damping);
-  const T base = static_cast<T>((1 - o.damping) / static_cast<double>(n));
-  for (int it = 1; it <= o.max_iterations; ++it) {
-    std::vector<double> change(L);
-    for (std::size_t k = 0; k < L; ++k)
-      if (X.parts[k].nrows) gd::ewise(z.parts[k], X.parts[k], inv[k], BinaryOpId::times, gd::EwiseKind::mult, Options{});
-    // unweighted: plus_second reads the pattern of A' only
-    mxm(y, AT, z, SemiringId::plus_second, DistMxmOptions{});
-    // every rank's vector steps queued before the first reduction waits on the host, so
-    // that the GPUs of one process work on them at the same time
-    for (std::size_t k = 0; k < L; ++k) {
-      if (X.parts[k].nrows == 0) continue;
-      apply_scalar(y.parts[k], y.parts[k], BinaryOpId::times, &d);
-      apply_scalar(y.parts[k], y.parts[k], BinaryOpId::plus, &base);
-      gd::ewise(scratch[k], y.parts[k], X.parts[k], BinaryOpId::minus, gd::EwiseKind::mult, Options{});
-      gd::apply(scratch[k], scratch[k], gd::ApplyOp{UnaryOpId::abs, BinaryOpId::none, nullptr}, Options{});
-    }
-    for (std::size_t k = 0; k < L; ++k)
-      if (X.parts[k].nrows) change[k] = scalar_sum<T>(scratch[k]);
-    std::swap(X.parts, y.parts);
-    res.delta = sum_over_ranks(t, change);
-    res.iterations = it;
-    if (res.delta < o.tolerance) {
-      res.converged = true;
-      break;
-    }
+  ExchangePlan* plan = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(AT.plans->mutex);
+    plan = &exchange_plan(AT, A.rows);
   }
+  const std::vector<gd::DenseStorage>& scales = damped_scale<T>(A, o.damping);
+  std::vector<RankState> st(L);
+  agree(t, where, [&](int k) {
+    const int r = locals[static_cast<std::size_t>(k)];
+    const Device dev = t.device(r);
+    RankPlan& rp = plan->ranks[static_cast<std::size_t>(k)];
+    RankState& s = st[static_cast<std::size_t>(k)];
+    const Index m = A.parts[static_cast<std::size_t>(k)].nrows;
+    for (int j = 0; j < 2; ++j) {
+      s.x[j] = gd::make_dense(m, 1, Layout::row_major, A.type, dev);
+      s.xs[j] = gd::make_dense(m + rp.halo, 1, Layout::row_major, A.type, dev);
+    }
+    s.change = gd::RawBuffer(sizeof(double), dev);
+    gd::zero_bytes(s.change.data(), dev, sizeof(double));
+    gd::PageRankIterate& a = s.args;
+    a.At = &combined_block(rp, dev);
+    a.weighted = false;  // plain PageRank reads the pattern of A' only
+    a.scale = scales[static_cast<std::size_t>(k)].data.data();
+    a.teleport_uniform = (1.0 - o.damping) / static_cast<double>(n);
+    for (int j = 0; j < 2; ++j) {
+      a.x[j] = s.x[j].data.data();
+      a.xs[j] = s.xs[j].data.data();
+    }
+    a.tolerance = o.tolerance;
+    a.deltas_on_device = s.change.as<double>();
+    // x0 = 1 / n and xs0 = x0 .* scale in slot 0 (the backend's initialisation alone)
+    a.initialise = true;
+    a.start_uniform = 1.0 / static_cast<double>(n);
+    if (m > 0) gd::backend_for(dev).graph->pagerank_iterate(a, 0, 0);
+    a.initialise = false;
+  });
+  std::vector<double*> changes(L);
+  for (std::size_t k = 0; k < L; ++k) changes[k] = st[k].change.as<double>();
+
+  // One step: the halo of xs, the fused step on every rank's rows (queued on every
+  // device before any wait), the changes summed over ranks on the devices, and one
+  // read-back, which also bounds the exchange. The check is exact: each step's change
+  // is known before the next starts, so the run stops at the iteration one device
+  // stops at.
+  auto run = [&](int from, int count) {
+    gd::PageRankBatch b;
+    b.current = from;
+    for (int j = 0; j < count; ++j) {
+      const int cur = b.current;
+      std::vector<gd::DenseStorage> own(L);
+      std::vector<void*> halo(L);
+      for (std::size_t k = 0; k < L; ++k) {
+        const Index m = st[k].x[0].nrows;
+        const Device dev = t.device(locals[k]);
+        own[k] = dense_view(st[k].xs[cur].data.data(), m, 1, A.type, dev);
+        halo[k] = st[k].xs[cur].data.template as<T>() + m;
+      }
+      start_row_exchange(t, *plan, own, halo, 1, A.type);
+      t.finish_on_device();
+      for (std::size_t k = 0; k < L; ++k) {
+        const Device dev = t.device(locals[k]);
+        if (st[k].x[0].nrows > 0) gd::backend_for(dev).graph->pagerank_iterate(st[k].args, cur, 1);
+        else gd::zero_bytes(changes[k], dev, sizeof(double));  // holds the last sum otherwise
+      }
+      const double change = t.sum_doubles(changes, 1).at(0);
+      b.deltas.push_back(change);
+      b.current = 1 - cur;
+      if (change < o.tolerance) break;
+    }
+    return b;
+  };
+  const algo::detail::PageRankLoop loop =
+      algo::detail::pagerank_loop(run, 0, o.max_iterations, o.tolerance, o.on_iteration);
+
+  DistPageRank res{make_dense(A.comm, A.rows, 1, A.type), loop.iterations, loop.converged, loop.delta};
   std::vector<double> mass(L);
-  for (std::size_t k = 0; k < L; ++k) mass[k] = scalar_sum<T>(X.parts[k]);
+  for (std::size_t k = 0; k < L; ++k) mass[k] = scalar_sum<T>(st[k].x[loop.current]);
   const T inv_total = static_cast<T>(1.0 / sum_over_ranks(t, mass));
-  for (std::size_t k = 0; k < L; ++k) apply_scalar(X.parts[k], X.parts[k], BinaryOpId::times, &inv_total);
+  for (std::size_t k = 0; k < L; ++k) {
+    gd::DenseStorage& x = st[k].x[loop.current];
+    if (x.nrows) gd::apply(x, x, gd::ApplyOp{UnaryOpId::identity, BinaryOpId::times, &inv_total}, Options{});
+    res.ranks.parts[k] = std::move(x);
+  }
   return res;
 }
 

@@ -55,6 +55,19 @@ class Transport {
   // Makes later work on each local rank's device wait for its receives, waiting on the
   // host at most the timeout; raises CommunicationError (and aborts) otherwise.
   virtual void finish() = 0;
+  // finish() without the host wait: later work on each local rank's device is ordered
+  // after its receives, and the host goes on queueing. The caller must end the sequence
+  // with a bounded wait (finish() or sum_doubles()), which covers these receives too: an
+  // exchange that never completes still raises CommunicationError there. For loops that
+  // queue several steps per host wait (dist::pagerank, dist::bfs).
+  virtual void finish_on_device() { finish(); }
+  // The element-wise sum over all ranks of `count` doubles each local rank holds on its
+  // device (per_local[k], local rank k), read after the work already queued on its
+  // device: every rank's buffer receives the sums, which are returned to the host with
+  // one bounded wait (the timeout), also covering any exchange left by
+  // finish_on_device(). The convergence and frontier counts of the iterative algorithms:
+  // one all-reduce and one read-back per step instead of one per rank.
+  virtual std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) = 0;
 
   // Throws CommunicationError when an earlier failure aborted the communicator.
   virtual void check_usable(const char* where) const = 0;

@@ -127,8 +127,41 @@ long long line_of_entry(const Part<T>& part, Index k) {
 // parsed in parallel into its own chunk; chunks stay in file order. An error is reported
 // at its exact line: the first failing part in file order wins, as a one-thread read
 // would report it. Decompression stays on the calling thread.
+// Rows a reader keeps: [begin, end) shifted to start at 0, and optionally the number
+// of entries of every row of the file (after mirroring) counted on the way.
+struct RowRange {
+  Index begin = 0, end = 0;
+  std::vector<Index>* counts = nullptr;  // nrows entries, or null
+};
+
+// Keeps the entries of `c` in the range (a part is parsed whole first, so that every
+// line is checked as in a full read; only the kept entries stay in memory).
 template <class T>
-void read_coordinate(LineReader& lines, const MmHeader& h, Coo<T>& coo) {
+void keep_rows(CooChunk<T>& c, const RowRange& range) {
+  if (range.counts)
+    for (ColIndex r : c.rows) ++(*range.counts)[static_cast<std::size_t>(r)];
+  const bool values = !c.vals.empty();
+  std::size_t w = 0;
+  for (std::size_t k = 0; k < c.rows.size(); ++k) {
+    const Index r = c.rows[k];
+    if (r < range.begin || r >= range.end) continue;
+    c.rows[w] = static_cast<ColIndex>(r - range.begin);
+    c.cols[w] = c.cols[k];
+    if (values) c.vals[w] = c.vals[k];
+    ++w;
+  }
+  c.rows.resize(w);
+  c.cols.resize(w);
+  if (values) c.vals.resize(w);
+  c.rows.shrink_to_fit();
+  c.cols.shrink_to_fit();
+  c.vals.shrink_to_fit();
+}
+
+// Returns the number of entries in the file (after mirroring), whatever `range` keeps.
+template <class T>
+std::size_t read_coordinate(LineReader& lines, const MmHeader& h, Coo<T>& coo, const RowRange* range = nullptr) {
+  std::size_t total = 0;
   const std::string& path = lines.source().path();
   // A part below this many bytes is not worth a task (fork/join ~10 us vs ~4 ns/byte);
   // up to 16 parts per 4 MiB block, whatever the thread count, so that the split is the
@@ -175,11 +208,14 @@ void read_coordinate(LineReader& lines, const MmHeader& h, Coo<T>& coo) {
                          "too many entries: the size line announces " + std::to_string(h.entries));
       seen += part.entries;
       line_base += part.lines;
+      total += part.coo.rows.size();
+      if (range) keep_rows(part.coo, *range);
       if (!part.coo.rows.empty()) coo.push_back(std::move(part.coo));
     }
     lines_before = lines.line_number();
   }
   if (seen < h.entries) too_few(path, lines.line_number(), h.entries, seen);
+  return total;
 }
 
 // Rereads the file to name the two lines that give entry (r, c) (0-based, after
@@ -292,22 +328,61 @@ SparseStorage dense_to_csr(const DenseStorage& d, bool drop_zeros) {
   return s;
 }
 
+// Rows [begin, end) of a CSR matrix on the host, as a matrix of end - begin rows.
+SparseStorage csr_rows(const SparseStorage& A, Index begin, Index end) {
+  const Index* off = A.row_offsets.as<Index>();
+  const std::size_t es = size_of(A.type);
+  const Index k0 = off[begin], k1 = off[end];
+  std::vector<Index> o(static_cast<std::size_t>(end - begin + 1));
+  for (Index i = begin; i <= end; ++i) o[static_cast<std::size_t>(i - begin)] = off[i] - k0;
+  RawBuffer cols(static_cast<std::size_t>(k1 - k0) * sizeof(ColIndex), Device::cpu());
+  RawBuffer vals(static_cast<std::size_t>(k1 - k0) * es, Device::cpu());
+  if (k1 > k0) {
+    std::memcpy(cols.data(), A.col_indices.as<ColIndex>() + k0, cols.bytes());
+    std::memcpy(vals.data(), A.values.as<unsigned char>() + static_cast<std::size_t>(k0) * es, vals.bytes());
+  }
+  RawBuffer offsets(o.size() * sizeof(Index), Device::cpu());
+  std::memcpy(offsets.data(), o.data(), offsets.bytes());
+  return geblas::detail::adopt_csr(end - begin, A.ncols, std::move(offsets), std::move(cols), std::move(vals), A.type,
+                                   Device::cpu());
+}
+
+[[noreturn]] void bad_range(const std::string& path, Index begin, Index end, Index nrows) {
+  throw InvalidValue("geblas::io::read_matrix_market_rows: rows [" + std::to_string(begin) + ", " +
+                     std::to_string(end) + ") are not within the " + std::to_string(nrows) + " rows of '" + path + "'");
+}
+
+// The whole file, or only rows [range->begin, range->end) (counting every row's entries
+// into range->counts when set). Every line is parsed and checked either way; a range
+// keeps only its own entries in memory, except for array files (dense by nature), which
+// are read whole and cut.
 template <class T>
-SparseStorage read_sparse(const std::string& path, const ReadOptions& options) {
+SparseStorage read_sparse(const std::string& path, const ReadOptions& options, RowRange* range = nullptr) {
   ByteSource src(path);
   LineReader lines(src);
   const MmHeader h = read_mm_header(lines, options.duplicates.op.has_value());
+  if (range) {
+    if (range->end < 0) range->end = h.nrows;
+    if (range->begin < 0 || range->begin > range->end || range->end > h.nrows)
+      bad_range(path, range->begin, range->end, h.nrows);
+    if (range->counts) range->counts->assign(static_cast<std::size_t>(h.nrows), 0);
+  }
   if (h.format == MmFormat::array) {
     const auto vals = read_array_values<T>(lines, h);
-    return dense_to_csr<T>(array_to_dense<T>(h, vals), options.drop_zeros);
+    SparseStorage all = dense_to_csr<T>(array_to_dense<T>(h, vals), options.drop_zeros);
+    if (!range) return all;
+    if (range->counts) {
+      const Index* off = all.row_offsets.as<Index>();
+      for (Index i = 0; i < h.nrows; ++i) (*range->counts)[static_cast<std::size_t>(i)] = off[i + 1] - off[i];
+    }
+    return csr_rows(all, range->begin, range->end);
   }
   Coo<T> coo;
-  read_coordinate<T>(lines, h, coo);
-  std::size_t entries = 0;
-  for (const auto& c : coo) entries += c.rows.size();
+  const std::size_t entries = read_coordinate<T>(lines, h, coo, range);
   check_dimension_limit(path, h.nrows, h.ncols, entries, options.max_dimension);
-  return assemble_csr<T>(h.nrows, h.ncols, coo, options.duplicates, options.drop_zeros,
-                         [&](Index r, Index c) { report_duplicate(path, r, c); });
+  const Index first = range ? range->begin : 0;
+  return assemble_csr<T>(range ? range->end - range->begin : h.nrows, h.ncols, coo, options.duplicates,
+                         options.drop_zeros, [&](Index r, Index c) { report_duplicate(path, r + first, c); });
 }
 
 template <class T>
@@ -348,6 +423,24 @@ geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId
     return s;
   }
   return visit_type(type, [&]<class T>() { return read_sparse<T>(path, options); });
+}
+
+geblas::detail::SparseStorage read_matrix_market_rows(const std::string& path, TypeId type, const ReadOptions& options,
+                                                      Index begin, Index end, std::vector<Index>* row_counts) {
+  RowRange range{begin, end, row_counts};
+  if (begin < 0 || (end >= 0 && end < begin)) bad_range(path, begin, end, -1);
+  if (is_16bit_float(type)) {
+    SparseStorage s = read_sparse<double>(path, options, &range);
+    const Index* ro = s.row_offsets.as<Index>();
+    const ColIndex* ci = s.col_indices.as<ColIndex>();
+    s.values = narrow_to_16bit(path, s.values, s.nvals, type, [&](Index k) {
+      const Index i = static_cast<Index>(std::upper_bound(ro, ro + s.nrows + 1, k) - ro) - 1;
+      return "entry (" + std::to_string(i + range.begin + 1) + ", " + std::to_string(ci[k] + 1) + ")";
+    });
+    s.type = type;
+    return s;
+  }
+  return visit_type(type, [&]<class T>() { return read_sparse<T>(path, options, &range); });
 }
 
 geblas::detail::DenseStorage read_matrix_market_dense(const std::string& path, TypeId type) {

@@ -8,8 +8,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <set>
+
+#include <unistd.h>
 
 #include "dist_test.hpp"
 #include "distributed/transport.hpp"
@@ -426,4 +430,289 @@ TEST_CASE("dist multi-source SSSP equals the single-device result exactly", "[di
   const auto neg = SparseMatrix<float>::from_tuples(3, 3, std::vector<Index>{0, 1}, std::vector<Index>{1, 2},
                                                     std::vector<float>{1.0f, -1.0f});
   CHECK_THROWS_AS(dist::sssp(dist::DistSparseMatrix<float>::scatter(comm, neg), {0}), InvalidValue);
+}
+
+namespace {
+
+// Levels and parents by a plain queue BFS on the host, independent of geblas's kernels:
+// the parent of a vertex first reached at level l is its smallest in-neighbour at
+// level l - 1. Row-major n x k.
+void host_bfs(const SparseMatrix<float>& A, const std::vector<Index>& sources, std::vector<std::int64_t>& lev,
+              std::vector<std::int64_t>& par) {
+  const auto H = A.to(Device::cpu());
+  const auto off = H.row_offsets();
+  const auto col = H.col_indices();
+  const Index n = A.nrows(), k = static_cast<Index>(sources.size());
+  lev.assign(static_cast<std::size_t>(n * k), -1);
+  par.assign(static_cast<std::size_t>(n * k), -1);
+  for (Index c = 0; c < k; ++c) {
+    std::vector<Index> queue{sources[static_cast<std::size_t>(c)]};
+    lev[static_cast<std::size_t>(queue[0] * k + c)] = 0;
+    par[static_cast<std::size_t>(queue[0] * k + c)] = queue[0];
+    for (std::size_t h = 0; h < queue.size(); ++h) {
+      const Index u = queue[h];
+      for (Index e = off[u]; e < off[u + 1]; ++e) {
+        const auto at = static_cast<std::size_t>(col[e] * k + c);
+        if (lev[at] < 0) {
+          lev[at] = lev[static_cast<std::size_t>(u * k + c)] + 1;
+          par[at] = u;  // queue order: the first discoverer, fixed below to the smallest
+          queue.push_back(col[e]);
+        } else if (lev[at] == lev[static_cast<std::size_t>(u * k + c)] + 1 && u < par[at]) {
+          par[at] = u;
+        }
+      }
+    }
+  }
+}
+
+void check_bfs(const SparseMatrix<float>& A, const std::vector<Index>& sources, const std::string& label) {
+  const Index n = A.nrows(), k = static_cast<Index>(sources.size());
+  std::vector<std::int64_t> lev, par;
+  host_bfs(A, sources, lev, par);
+  // the single-device algorithm, which the distributed one must equal exactly
+  const auto one = algo::bfs(A.to(disttest::reference_device()), sources);
+  const auto ref_lev = one.levels.to_row_major(), ref_par = one.parents.to_row_major();
+  REQUIRE(ref_lev == lev);  // the reference agrees with the host BFS before it is used
+  REQUIRE(ref_par == par);
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    for (const Case& cs : cases_for(A, p)) {
+      INFO(label << " p=" << p << " " << cs.what << " sources=" << k);
+      auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
+      const auto r = dist::bfs(dA, sources);
+      CHECK(r.levels.partition() == dA.partition());
+      const auto got_lev = r.levels.gather().to_row_major(), got_par = r.parents.gather().to_row_major();
+      REQUIRE(got_lev.size() == static_cast<std::size_t>(n * k));
+      std::size_t bad = 0;
+      for (std::size_t e = 0; e < got_lev.size(); ++e)
+        if ((got_lev[e] != lev[e] || got_par[e] != par[e]) && bad++ < 5)
+          std::printf("MISMATCH bfs %s p=%d %s: vertex %lld source #%lld: level %lld parent %lld, expected %lld %lld\n",
+                      label.c_str(), p, cs.what.c_str(), static_cast<long long>(e / static_cast<std::size_t>(k)),
+                      static_cast<long long>(e % static_cast<std::size_t>(k)), static_cast<long long>(got_lev[e]),
+                      static_cast<long long>(got_par[e]), static_cast<long long>(lev[e]),
+                      static_cast<long long>(par[e]));
+      CHECK(bad == 0);
+      CHECK(r.depth == one.depth);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dist BFS equals the single-device BFS exactly: generated graphs", "[dist][bfs]") {
+  // empty rows (every 7th) and a heavy row; sources include a vertex without out-edges
+  const auto A = random_matrix(260, 260, 2, 91, true);
+  check_bfs(A, {0}, "generated, one source");
+  check_bfs(A, {3, 6, 259, 3, 100}, "generated, five sources (one repeated, one without out-edges)");
+  // a long path 0 -> 1 -> ... -> 99 plus a back edge: depth 99, one vertex per level
+  std::vector<Index> r, c;
+  for (Index i = 0; i + 1 < 100; ++i) {
+    r.push_back(i);
+    c.push_back(i + 1);
+  }
+  r.push_back(99);
+  c.push_back(50);
+  const auto path = SparseMatrix<float>::from_tuples(100, 100, r, c, std::vector<float>(r.size(), 1.0f));
+  check_bfs(path, {0, 60}, "path");
+}
+
+TEST_CASE("dist BFS on the shared graphs", "[dist][bfs][data]") {
+  int ran = 0;
+  for (const char* name : {"karate.mtx.gz", "email-Eu-core.mtx.gz", "cora.mtx.gz", "jagmesh7.mtx.gz"}) {
+    const std::string path = geblas::test::data_file(name);
+    if (path.empty()) {
+      std::printf("SKIPPED %s: not in %s\n", name, geblas::test::data_dir().string().c_str());
+      continue;
+    }
+    const auto A = io::read_matrix_market<float>(path, {.duplicates = binop::plus<float>{}});
+    check_bfs(A, {0, A.nrows() / 2, A.nrows() - 1}, name);
+    ++ran;
+  }
+  if (ran == 0) WARN("no shared graph found: set GEBLAS_DATA_DIR");
+}
+
+TEST_CASE("dist BFS: bad input gives a clear error", "[dist][bfs][errors]") {
+  const Communicator comm = disttest::communicator(std::min(2, disttest::max_ranks()));
+  auto dA = dist::DistSparseMatrix<float>::scatter(comm, random_matrix(20, 20, 2, 5, true));
+  CHECK_THROWS_AS(dist::bfs(dA, {20}), IndexOutOfBounds);
+  CHECK_THROWS_AS(dist::bfs(dA, {-1}), IndexOutOfBounds);
+  CHECK_THROWS_AS(dist::bfs(dA, {}), InvalidValue);
+  auto rect = dist::DistSparseMatrix<float>::scatter(comm, random_matrix(20, 30, 2, 5, true));
+  CHECK_THROWS_AS(dist::bfs(rect, {0}), DimensionMismatch);
+}
+
+TEST_CASE("dist PageRank: a fixed iteration count and the per-iteration callback", "[dist][pagerank]") {
+  const auto A = random_matrix(180, 180, 3, 17, true);
+  algo::PageRankOptions po;
+  po.tolerance = 0;  // never converges: both run exactly max_iterations
+  po.max_iterations = 23;
+  std::vector<double> one_changes;
+  po.on_iteration = [&](int, double d) { one_changes.push_back(d); };
+  const auto pr1 = algo::pagerank(A.to(disttest::reference_device()), po);
+  const auto ref = pr1.ranks.to(Device::cpu()).to_std_vector();
+  for (int p = 1; p <= disttest::max_ranks(); ++p)
+    for (const Case& cs : cases_for(A, p)) {
+      INFO("p=" << p << " " << cs.what);
+      auto dA = dist::DistSparseMatrix<float>::scatter(disttest::communicator(p), A, cs.a_rows);
+      std::vector<int> its;
+      std::vector<double> changes;
+      dist::PageRankOptions pd{po.damping, 0.0, po.max_iterations, [&](int it, double d) {
+                                 its.push_back(it);
+                                 changes.push_back(d);
+                               }};
+      const auto pr = dist::pagerank(dA, pd);
+      CHECK(pr.iterations == 23);
+      CHECK_FALSE(pr.converged);
+      REQUIRE(its.size() == 23);
+      for (int i = 0; i < 23; ++i) CHECK(its[static_cast<std::size_t>(i)] == i + 1);
+      CHECK(pr.delta == changes.back());
+      // each change is a sum of 180 fp32 terms in another order
+      for (std::size_t i = 0; i < changes.size(); ++i)
+        CHECK(std::abs(changes[i] - one_changes[i]) <= 1e-6 * (1 + one_changes[i]));
+      const auto x = pr.ranks.gather().to_row_major();
+      for (Index i = 0; i < 180; ++i)
+        CHECK(std::abs(double(x[static_cast<std::size_t>(i)]) - double(ref[static_cast<std::size_t>(i)])) < 1e-6);
+    }
+}
+
+namespace {
+
+// Rows [b, e) of A, shifted to start at 0: the expected part of a row-range read.
+std::vector<Tuple<float>> rows_of(const SparseMatrix<float>& A, Index b, Index e) {
+  std::vector<Tuple<float>> out;
+  for (const auto& t : A.extract_tuples())
+    if (t.row >= b && t.row < e) out.push_back({t.row - b, t.col, t.value});
+  return out;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("geblas-dist-" + std::to_string(::getpid()) + "-" + name);
+  std::FILE* f = std::fopen(path.string().c_str(), "wb");
+  REQUIRE(f != nullptr);
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("row-range Matrix Market reader: each range equals the rows of a full read", "[dist][io]") {
+  int ran = 0;
+  // general, symmetric (mirrored entries), pattern and real files
+  for (const char* name : {"karate.mtx.gz", "lp_afiro.mtx.gz", "jagmesh7.mtx.gz", "cora.mtx.gz", "bcsstk13.mtx.gz"}) {
+    const std::string path = geblas::test::data_file(name);
+    if (path.empty()) {
+      std::printf("SKIPPED %s: not in %s\n", name, geblas::test::data_dir().string().c_str());
+      continue;
+    }
+    const auto A = io::read_matrix_market<float>(path);
+    const Index n = A.nrows();
+    std::vector<Index> counts;
+    const auto none =
+        SparseMatrix<float>(io::detail::read_matrix_market_rows(path, TypeId::float32, {}, 0, 0, &counts));
+    CHECK(none.nrows() == 0);
+    CHECK(none.ncols() == A.ncols());
+    REQUIRE(counts.size() == static_cast<std::size_t>(n));
+    const auto off = A.row_offsets();
+    for (Index i = 0; i < n; ++i) CHECK(counts[static_cast<std::size_t>(i)] == off[i + 1] - off[i]);
+    for (auto [b, e] : std::vector<std::pair<Index, Index>>{
+             {0, n}, {0, 1}, {n / 3, 2 * n / 3}, {n - 1, n}, {n / 2, n / 2}, {5, -1}}) {
+      INFO(name << " rows [" << b << ", " << e << ")");
+      const auto part = SparseMatrix<float>(io::detail::read_matrix_market_rows(path, TypeId::float32, {}, b, e));
+      const Index end = e < 0 ? n : e;
+      CHECK(part.nrows() == end - b);
+      CHECK(part.ncols() == A.ncols());
+      CHECK(part.extract_tuples() == rows_of(A, b, end));
+    }
+    // 16-bit values are read through double and rounded, like the full reader's (which
+    // refuses values beyond float16's range: so must the whole range)
+    std::optional<SparseMatrix<half>> full16;
+    try {
+      full16 = io::read_matrix_market<half>(path);
+    } catch (const ParseError&) {
+      CHECK_THROWS_AS(io::detail::read_matrix_market_rows(path, TypeId::float16, {}, 0, n), ParseError);
+      ++ran;
+      continue;
+    }
+    const auto h = SparseMatrix<half>(io::detail::read_matrix_market_rows(path, TypeId::float16, {}, n / 4, n / 2));
+    const auto& hf = *full16;
+    std::vector<Tuple<half>> expect;
+    for (const auto& t : hf.extract_tuples())
+      if (t.row >= n / 4 && t.row < n / 2) expect.push_back({t.row - n / 4, t.col, t.value});
+    CHECK(h.extract_tuples() == expect);
+    ++ran;
+  }
+  if (ran == 0) WARN("no shared graph found: set GEBLAS_DATA_DIR");
+}
+
+TEST_CASE("row-range Matrix Market reader: malformed input is an error whatever the range", "[dist][io][errors]") {
+  const std::string header = "%%MatrixMarket matrix coordinate real general\n4 4 4\n";
+  // a bad line in rows the range does not keep is still an error, naming its line
+  const std::string bad_line = write_temp("bad.mtx", header + "1 1 1.0\n2 2 2.0\n3 x 3.0\n4 4 4.0\n");
+  try {
+    io::detail::read_matrix_market_rows(bad_line, TypeId::float32, {}, 0, 1);
+    FAIL("no error");
+  } catch (const ParseError& e) {
+    CHECK(e.line() == 5);
+  }
+  const std::string out_of_range = write_temp("oor.mtx", header + "1 1 1.0\n2 2 2.0\n5 3 3.0\n4 4 4.0\n");
+  CHECK_THROWS_AS(io::detail::read_matrix_market_rows(out_of_range, TypeId::float32, {}, 0, 1), ParseError);
+  const std::string few = write_temp("few.mtx", header + "1 1 1.0\n2 2 2.0\n");
+  CHECK_THROWS_AS(io::detail::read_matrix_market_rows(few, TypeId::float32, {}, 3, 4), ParseError);
+  // a duplicate inside the range names both lines; outside it, the rows' owner reports it
+  const std::string dup = write_temp("dup.mtx", header + "1 1 1.0\n3 2 2.0\n3 2 3.0\n4 4 4.0\n");
+  try {
+    io::detail::read_matrix_market_rows(dup, TypeId::float32, {}, 2, 4);
+    FAIL("no error");
+  } catch (const ParseError& e) {
+    CHECK(e.line() == 5);
+    CHECK(std::string(e.what()).find("line 4") != std::string::npos);
+  }
+  CHECK_NOTHROW(io::detail::read_matrix_market_rows(dup, TypeId::float32, {}, 0, 2));
+  const std::string good = write_temp("good.mtx", header + "1 1 1.0\n2 2 2.0\n3 3 3.0\n4 4 4.0\n");
+  CHECK_THROWS_AS(io::detail::read_matrix_market_rows(good, TypeId::float32, {}, 2, 5), InvalidValue);
+  CHECK_THROWS_AS(io::detail::read_matrix_market_rows(good, TypeId::float32, {}, 3, 2), InvalidValue);
+  CHECK_THROWS_AS(io::detail::read_matrix_market_rows(good, TypeId::float32, {}, -1, 2), InvalidValue);
+  CHECK_THROWS_AS(io::detail::read_matrix_market_rows(good + ".missing", TypeId::float32, {}, 0, 1), IoError);
+
+  // distributed: every rank raises, the ranks whose rows hold the fault with its ParseError
+  const int p = std::min(3, disttest::max_ranks());
+  const Communicator comm = disttest::communicator(p);
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, bad_line), ParseError);
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, dup, Partition::even(4, p)), ParseError);
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, good, Partition::even(5, p)),
+                  DimensionMismatch);
+  if (p > 1)
+    CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_matrix_market(comm, good, Partition::even(4, p - 1)),
+                    InvalidValue);
+  for (const auto& f : {bad_line, out_of_range, few, dup, good}) std::remove(f.c_str());
+}
+
+TEST_CASE("dist read_matrix_market reads row ranges equal to scattering the whole matrix", "[dist][io][data]") {
+  int ran = 0;
+  for (const char* name : {"karate.mtx.gz", "email-Eu-core.mtx.gz", "jagmesh7.mtx.gz", "lp_afiro.mtx.gz"}) {
+    const std::string path = geblas::test::data_file(name);
+    if (path.empty()) {
+      std::printf("SKIPPED %s: not in %s\n", name, geblas::test::data_dir().string().c_str());
+      continue;
+    }
+    const auto A = io::read_matrix_market<float>(path);
+    for (int p = 1; p <= disttest::max_ranks(); ++p) {
+      const Communicator comm = disttest::communicator(p);
+      std::vector<std::optional<Partition>> splits{std::nullopt};
+      for (const Case& cs : cases_for(A, p)) splits.push_back(cs.a_rows);
+      for (const auto& split : splits) {
+        INFO(name << " p=" << p << (split ? " given split" : " default split"));
+        const auto want = dist::DistSparseMatrix<float>::scatter(comm, A, split);
+        const auto got = dist::DistSparseMatrix<float>::read_matrix_market(comm, path, split);
+        REQUIRE(got.partition() == want.partition());
+        CHECK(got.ncols() == A.ncols());
+        for (std::size_t k = 0; k < comm.local_ranks().size(); ++k)
+          CHECK(got.local(static_cast<int>(k)).to(Device::cpu()).extract_tuples() ==
+                want.local(static_cast<int>(k)).to(Device::cpu()).extract_tuples());
+      }
+    }
+    ++ran;
+  }
+  if (ran == 0) WARN("no shared graph found: set GEBLAS_DATA_DIR");
 }

@@ -4,11 +4,16 @@
 // the fp32 bound) against its own single-device product, and that bad input raises on
 // every process: a world of the wrong size, processes passing different partitions, and
 // an allocation failure on one rank (that rank raises OutOfMemory, the others
-// CommunicationError naming it), after which the communicator still works.
+// CommunicationError naming it), after which the communicator still works. Also
+// PageRank and BFS against the single-device algorithms, and each process reading only
+// its rows of a Matrix Market file.
 #include <mpi.h>
+
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -101,6 +106,37 @@ int main(int argc, char** argv) {
         check_product(comm, A, uneven_a, uneven_b, N, semiring::min_plus<float>{}, {.exchange = ex, .overlap = false},
                       "min_plus uneven, no overlap" + tag);
       }
+    // PageRank (the all-reduce of the changes over MPI) and BFS (exact), uneven split
+    {
+      const auto S = random_matrix(n, n, 11);  // square: rows every 5th empty (dangling)
+      auto dS = dist::DistSparseMatrix<float>::scatter(comm, S, uneven_a);
+      const auto pr1 = algo::pagerank(S);
+      const auto pr = dist::pagerank(dS);
+      const auto ref = pr1.ranks.to_std_vector();
+      const auto got = pr.ranks.gather().to_row_major();
+      double err = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(got[i]) - double(ref[i])));
+      expect(err < 1e-5 && std::abs(pr.iterations - pr1.iterations) <= 1 && pr.converged == pr1.converged,
+             "pagerank: max abs diff " + std::to_string(err) + ", iterations " + std::to_string(pr.iterations) +
+                 " vs " + std::to_string(pr1.iterations));
+      const std::vector<Index> sources{0, 2, n - 1};
+      const auto b1 = algo::bfs(S, sources);
+      const auto b = dist::bfs(dS, sources);
+      expect(b.levels.gather().to_row_major() == b1.levels.to_row_major() &&
+                 b.parents.gather().to_row_major() == b1.parents.to_row_major() && b.depth == b1.depth,
+             "bfs differs from the single-device bfs");
+      // each process reads only its rows of the file (its own copy, written alike)
+      const std::string path =
+          "/tmp/geblas-dist-mpi-" + std::to_string(rank_) + "-" + std::to_string(getpid()) + ".mtx";
+      io::write_matrix_market(path, S);
+      for (const auto& split : {std::optional<dist::Partition>{}, std::optional<dist::Partition>{uneven_a}}) {
+        const auto want = dist::DistSparseMatrix<float>::scatter(comm, S, split);
+        const auto read = dist::DistSparseMatrix<float>::read_matrix_market(comm, path, split);
+        expect(read.partition() == want.partition() && read.local(0).extract_tuples() == want.local(0).extract_tuples(),
+               std::string("row-range read differs from the scatter, ") + (split ? "given split" : "default split"));
+      }
+      std::remove(path.c_str());
+    }
     // processes that disagree on the partition: an error on every process
     {
       std::vector<Index> o = dist::Partition::even(n, size).offsets;

@@ -179,4 +179,22 @@ void bfs(BfsRun& run) {
     if (level[v] < 0) parent[v] = -1;
 }
 
+void bfs_level_step(const BfsLevelStep& s) {
+  const std::int64_t total = s.m * s.k;
+  double reached = 0;
+#pragma omp parallel for schedule(static) reduction(+ : reached) if (total > (1 << 16))
+  for (std::int64_t e = 0; e < total; ++e) {
+    const GraphVertex y = s.candidates[e];
+    if (y == std::numeric_limits<GraphVertex>::max() || s.levels[e] >= 0) {
+      s.frontier[e] = std::numeric_limits<GraphVertex>::max();
+      continue;
+    }
+    s.levels[e] = s.level;
+    s.parents[e] = y;
+    s.frontier[e] = s.first_row + e / s.k;
+    reached += 1;
+  }
+  *s.reached = reached;  // the host is this backend's device
+}
+
 }  // namespace geblas::detail::cpu::graph

@@ -72,6 +72,10 @@ PageRankBatch pagerank_iterate(const PageRankIterate& a, int current, int count)
       default: throw InvalidValue("pagerank iterations on cpu: the matrix must hold float or double");
     }
     out.current = 1 - out.current;
+    if (a.deltas_on_device) {
+      a.deltas_on_device[it] = delta;  // the host is this backend's device
+      continue;
+    }
     out.deltas.push_back(delta);
     if (delta < a.tolerance) break;
   }

@@ -292,4 +292,36 @@ void bfs(BfsRun& run) {
   for (auto s : run.level_sizes) run.reached += s;
 }
 
+namespace {
+
+// One element per thread (no grid-stride loop), so that every thread of a block reaches
+// __syncthreads_count, which counts the block's new vertices for one atomic add.
+__global__ void bfs_level_step_kernel(BfsLevelStep s) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  bool fresh = false;
+  if (e < s.m * s.k) {
+    const GraphVertex y = s.candidates[e];
+    fresh = y != LLONG_MAX && s.levels[e] < 0;
+    if (fresh) {
+      s.levels[e] = s.level;
+      s.parents[e] = y;
+    }
+    s.frontier[e] = fresh ? s.first_row + e / s.k : LLONG_MAX;
+  }
+  const int count = __syncthreads_count(fresh);
+  if (threadIdx.x == 0 && count) atomicAdd(s.reached, static_cast<double>(count));
+}
+
+}  // namespace
+
+void bfs_level_step(const BfsLevelStep& s) {
+  const ops::Ctx c(s.device);
+  GEBLAS_CUDA_CHECK(cudaMemsetAsync(s.reached, 0, sizeof(double), c.stream));
+  const std::int64_t total = s.m * s.k;
+  if (total == 0) return;
+  constexpr int threads = 256;
+  bfs_level_step_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads, 0, c.stream>>>(s);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace geblas::detail::cuda::graph

@@ -273,22 +273,22 @@ PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
   Ctx c(At.device);
   PageRankBatch out;
   out.current = current;
-  if (count <= 0) return out;
-  int sms = 0;
-  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device.ordinal()));
   const Index m = At.nrows;
-  unsigned short_blocks = ops::blocks_for(std::max<Index>(m, 1) * plan->lanes, PageRankPolicy::threads);
-  short_blocks = std::min<unsigned>(short_blocks, static_cast<unsigned>(std::max(sms, 1) * PageRankPolicy::blocks_per_sm));
-  const unsigned chunk_blocks =
-      static_cast<unsigned>(std::min<Index>(plan->chunks, Index(std::max(sms, 1)) * PageRankPolicy::blocks_per_sm));
-  const unsigned grid = short_blocks + chunk_blocks;
-
   if (a.initialise && m > 0) {
     initialise_slot<V><<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
         m, static_cast<const V*>(a.start), static_cast<V>(a.start_uniform), static_cast<const V*>(a.scale),
         static_cast<V*>(a.x[current]), static_cast<V*>(a.xs[current]));
     GEBLAS_CUDA_CHECK_LAUNCH();
   }
+  if (count <= 0) return out;
+  int sms = 0;
+  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device.ordinal()));
+  unsigned short_blocks = ops::blocks_for(std::max<Index>(m, 1) * plan->lanes, PageRankPolicy::threads);
+  short_blocks = std::min<unsigned>(short_blocks, static_cast<unsigned>(std::max(sms, 1) * PageRankPolicy::blocks_per_sm));
+  const unsigned chunk_blocks =
+      static_cast<unsigned>(std::min<Index>(plan->chunks, Index(std::max(sms, 1)) * PageRankPolicy::blocks_per_sm));
+  const unsigned grid = short_blocks + chunk_blocks;
+
   RawBuffer deltas = temp<double>(count, c.device);
   RawBuffer control = temp<Control>(1, c.device);
   RawBuffer block_changes = temp<double>(grid, c.device);
@@ -317,16 +317,21 @@ PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
   s.chunk_partials = chunk_partials.as<double>();
   s.block_changes = block_changes.as<double>();
   s.control = control.as<Control>();
-  s.tolerance = a.tolerance;
+  // with the changes left on the device no iteration of the batch may stop early
+  s.tolerance = a.deltas_on_device ? -1.0 : a.tolerance;
   for (int j = 0; j < count; ++j) {
     const int from = (current + j) & 1;
     s.x = static_cast<const V*>(a.x[from]);
     s.xs = static_cast<const V*>(a.xs[from]);
     s.xn = static_cast<V*>(a.x[1 - from]);
     s.xsn = static_cast<V*>(a.xs[1 - from]);
-    s.delta_out = deltas.as<double>() + j;
+    s.delta_out = (a.deltas_on_device ? a.deltas_on_device : deltas.as<double>()) + j;
     pagerank_step<V><<<grid, PageRankPolicy::threads, 0, c.stream>>>(s);
     GEBLAS_CUDA_CHECK_LAUNCH();
+  }
+  if (a.deltas_on_device) {
+    out.current = (current + count) & 1;
+    return out;
   }
   std::vector<double> host(static_cast<std::size_t>(count));
   read_to_host(host.data(), deltas.data(), host.size() * sizeof(double), c.stream);

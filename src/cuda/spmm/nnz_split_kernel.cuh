@@ -40,13 +40,6 @@ struct CutRow {
   int pieces;
 };
 
-// A load that reads L2 (not this SM's L1), for partial rows other warps wrote.
-template <class T>
-__device__ __forceinline__ T load_shared_l2(const T* p) {
-  if constexpr (std::is_same_v<T, bool>) return *reinterpret_cast<const volatile unsigned char*>(p) != 0;
-  else return *static_cast<const volatile T*>(p);
-}
-
 // A finished row (or the sum of a piece) of the unit: to C, or to the piece's workspace row.
 template <class Ops, int V, bool RowMajor>
 __device__ __forceinline__ void emit(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, const Unit& u,
@@ -236,30 +229,11 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     if (u.piece < 0 && active)
       for (int x = slot; x < u.rows; x += slots)
         if (so[x] == so[x + 1]) write_row(op, ops, u.row_beg + x, j, true, acc);
-    // With counters, the last piece of a cut row to finish this tile folds the row's
-    // pieces in order (fence, then count: the other pieces' partial rows are visible to
-    // whichever warp counts last) and resets the counter for the next call.
+    // With counters, the last piece of a cut row to finish this tile folds the row.
     if (counters && u.piece >= 0) {
-      __threadfence();
-      __syncwarp();
-      unsigned arrived = 0;
-      unsigned* count = counters + static_cast<Index>(u.cut) * tiles + tile;
-      if (lane == 0) arrived = atomicAdd(count, 1u);
-      arrived = __shfl_sync(0xffffffffu, arrived, 0);
       const CutRow r = cut_rows[u.cut];
-      if (arrived == static_cast<unsigned>(r.pieces - 1)) {
-        __threadfence();
-        if (slot == 0 && active) {
-          const T* q = partial + static_cast<Index>(r.first_piece) * op.n + j;
-#pragma unroll
-          for (int v = 0; v < V; ++v) acc[v] = load_shared_l2(q + v);
-          for (int k = 1; k < r.pieces; ++k)
-#pragma unroll
-            for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], load_shared_l2(q + static_cast<Index>(k) * op.n + v));
-          write_row(op, ops, r.row, j, false, acc);
-        }
-        if (lane == 0) *count = 0;
-      }
+      fold_if_last<Ops, V, RowMajor>(op, ops, counters + static_cast<Index>(u.cut) * tiles + tile, r.row, r.first_piece,
+                                     r.pieces, j, slot == 0 && active, partial);
     }
     __syncwarp();  // s_head is written again for the next tile
   }

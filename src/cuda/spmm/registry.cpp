@@ -11,7 +11,7 @@ namespace geblas::detail {
 namespace cuda::spmm {
 
 std::span<const SpmmVariant* const> variants() {
-  static const std::array<const SpmmVariant*, 14> all = {
+  static const std::array<const SpmmVariant*, 15> all = {
       &row_split_variant(),
       &row_pieces_variant(),
       &row_group_variant(),
@@ -26,6 +26,7 @@ std::span<const SpmmVariant* const> variants() {
       &nnz_split_rows_long_variant(),
       &nnz_split_long_waves_variant(),
       &row_pieces_long_variant(),
+      &row_pieces_fused_variant(),
   };
   return all;
 }

@@ -1,8 +1,9 @@
 // row_pieces: row_split's warp-per-row kernel over a work list in which every row longer
 // than P entries is cut into pieces of P entries, so that a power-law graph's hub rows
-// are spread over many warps instead of serialising one. Pieces write partial rows to
-// the workspace; a second kernel folds each cut row's pieces with the semiring's add
-// (no atomics, so every semiring works; piece_fold.cuh) and writes C. The work list
+// are spread over many warps instead of serialising one. Pieces write partial rows to the
+// workspace (those of a hub row 8 at a time, added in shared memory first); a second
+// kernel folds each cut row's partial rows with the semiring's add (no atomics, so every
+// semiring works; piece_fold.cuh) and writes C. The work list
 // depends only on A and P, so it is built once on A's device and kept in A's derived
 // cache. P scales with the number of entries a warp consumes per step (entry slots x
 // unroll), so the longest piece costs a fixed number of dependent steps for every N.
@@ -21,31 +22,55 @@
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-// One pass per row: its number of units (1, or its pieces when it is cut), whether it
-// is cut, and its pieces; then, after the three prefix sums, each row writes its units.
-__global__ void pieces_count(Index m, const Index* ro, Index P, Index* units, Index* cuts, Index* pieces) {
+constexpr Index block_units = RowPiecesPolicy::block_threads / 32;
+
+// One pass per row: a row of at most P entries is one unit; a cut row of k pieces is k
+// units writing k partial rows, or, from min_block_pieces pieces on, ceil(k / 8) blocks of
+// 8 units (its pieces, then empty units) writing a partial row each. The blocked rows go
+// first in the list, so that each of their blocks starts at a multiple of 8.
+__global__ void pieces_count(Index m, const Index* ro, Index P, Index* blocked_units, Index* loose_units, Index* cuts,
+                             Index* partials) {
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
     const Index len = ro[i + 1] - ro[i];
     const Index k = len > P ? (len + P - 1) / P : 0;
-    units[i] = k > 0 ? k : 1;
+    const bool blocked = k >= RowPiecesPolicy::min_block_pieces;
+    const Index blocks = (k + block_units - 1) / block_units;
+    blocked_units[i] = blocked ? blocks * block_units : 0;
+    loose_units[i] = blocked ? 0 : (k > 0 ? k : 1);
     cuts[i] = k > 0;
-    pieces[i] = k;
+    partials[i] = blocked ? blocks : k;
   }
 }
 
-__global__ void pieces_fill(Index m, const Index* ro, Index P, const Index* unit_at, const Index* cut_at,
-                            const Index* piece_at, Unit* units, CutRow* cut) {
+__global__ void pieces_fill(Index m, const Index* ro, Index P, Index blocked_total, const Index* blocked_at,
+                            const Index* loose_at, const Index* cut_at, const Index* partial_at, Unit* units,
+                            CutRow* cut) {
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
     const Index b = ro[i], e = ro[i + 1];
     if (e - b <= P) {
-      units[unit_at[i]] = {b, e, static_cast<int>(i), -1};
+      units[blocked_total + loose_at[i]] = {b, e, static_cast<int>(i), -1, -1};
       continue;
     }
-    const int first = static_cast<int>(piece_at[i]);
-    cut[cut_at[i]] = {static_cast<int>(i), first, static_cast<int>((e - b + P - 1) / P)};
-    Index u = unit_at[i];
-    int q = first;
-    for (Index s = b; s < e; s += P) units[u++] = {s, s + P < e ? s + P : e, static_cast<int>(i), q++};
+    const Index k = (e - b + P - 1) / P;
+    const int first = static_cast<int>(partial_at[i]);
+    const int c = static_cast<int>(cut_at[i]);
+    const auto piece = [&](Index q) { return b + q * P < e ? b + q * P : e; };
+    if (k < RowPiecesPolicy::min_block_pieces) {
+      cut[c] = {static_cast<int>(i), first, static_cast<int>(k)};
+      Unit* u = units + blocked_total + loose_at[i];
+      for (Index q = 0; q < k; ++q) {
+        const Index s = piece(q);
+        u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), first + static_cast<int>(q), c};
+      }
+      continue;
+    }
+    const Index blocks = (k + block_units - 1) / block_units;
+    cut[c] = {static_cast<int>(i), first, static_cast<int>(blocks)};
+    Unit* u = units + blocked_at[i];
+    for (Index q = 0; q < blocks * block_units; ++q) {
+      const Index s = piece(q);
+      u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), -2 - (first + static_cast<int>(q / block_units)), c};
+    }
   }
 }
 
@@ -58,23 +83,25 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
     ops::Ctx c(A.device);
     const Index m = A.nrows;
     const Index* ro = A.row_offsets.as<Index>();
-    RawBuffer unit_at = ops::temp<Index>(m + 1, c.device), cut_at = ops::temp<Index>(m + 1, c.device),
-              piece_at = ops::temp<Index>(m + 1, c.device);
+    RawBuffer blocked_at = ops::temp<Index>(m + 1, c.device), loose_at = ops::temp<Index>(m + 1, c.device),
+              cut_at = ops::temp<Index>(m + 1, c.device), partial_at = ops::temp<Index>(m + 1, c.device);
     PiecesPlan plan;
     if (m > 0) {
       pieces_count<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
-          m, ro, P, unit_at.as<Index>(), cut_at.as<Index>(), piece_at.as<Index>());
+          m, ro, P, blocked_at.as<Index>(), loose_at.as<Index>(), cut_at.as<Index>(), partial_at.as<Index>());
       GEBLAS_CUDA_CHECK_LAUNCH();
     }
-    plan.unit_count = ops::counts_to_offsets(unit_at.as<Index>(), m, c.stream);
+    const Index blocked_total = ops::counts_to_offsets(blocked_at.as<Index>(), m, c.stream);
+    const Index loose_total = ops::counts_to_offsets(loose_at.as<Index>(), m, c.stream);
     plan.cut_count = ops::counts_to_offsets(cut_at.as<Index>(), m, c.stream);
-    plan.piece_count = ops::counts_to_offsets(piece_at.as<Index>(), m, c.stream);
+    plan.piece_count = ops::counts_to_offsets(partial_at.as<Index>(), m, c.stream);
+    plan.unit_count = blocked_total + loose_total;
     plan.units = RawBuffer(static_cast<std::size_t>(plan.unit_count) * sizeof(Unit), A.device);
     if (plan.cut_count > 0) plan.cut_rows = RawBuffer(static_cast<std::size_t>(plan.cut_count) * sizeof(CutRow), A.device);
     if (m > 0) {
       pieces_fill<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
-          m, ro, P, unit_at.as<Index>(), cut_at.as<Index>(), piece_at.as<Index>(), plan.units.as<Unit>(),
-          plan.cut_rows.as<CutRow>());
+          m, ro, P, blocked_total, blocked_at.as<Index>(), loose_at.as<Index>(), cut_at.as<Index>(),
+          partial_at.as<Index>(), plan.units.as<Unit>(), plan.cut_rows.as<CutRow>());
       GEBLAS_CUDA_CHECK_LAUNCH();
     }
     return plan;
@@ -90,17 +117,44 @@ Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces) {
 
 namespace {
 
+// The workspace: the partial rows (compute type), then, for the fused fold, one arrival
+// counter per cut row and column tile, zeroed on the stream before the kernel.
+struct Workspace {
+  std::size_t partial_bytes = 0, counter_bytes = 0;
+};
+
+Workspace workspace_of(const SpmmProblem& p, const PiecesPlan& plan, bool fused) {
+  Workspace w;
+  w.partial_bytes = static_cast<std::size_t>(plan.piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
+  w.partial_bytes = (w.partial_bytes + 255) / 256 * 256;
+  if (fused && plan.cut_count > 0) {
+    // as many tiles as the narrowest launch makes (one value per lane: the semirings
+    // without a vector path run so whatever the alignment); a wider one uses fewer
+    const Index tile_width = Index{1} << log2_of(slot_lanes(p.n, 1));
+    const Index tiles = (p.n + tile_width - 1) / tile_width;
+    w.counter_bytes = static_cast<std::size_t>(plan.cut_count * tiles) * sizeof(unsigned);
+  }
+  return w;
+}
+
 template <class Ops, int V, bool RowMajor>
-void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
+void launch(const SpmmProblem& p, Ops ops, Index piece, bool fused, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const auto plan = row_pieces_plan(*p.matrix, piece);
   const LaunchShape s = row_pieces_shape(plan->unit_count, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);  // compute type
+  unsigned* counters = nullptr;
+  const Workspace w = workspace_of(p, *plan, fused);
+  if (w.counter_bytes > 0) {
+    counters = reinterpret_cast<unsigned*>(static_cast<char*>(workspace) + w.partial_bytes);
+    GEBLAS_CUDA_CHECK(cudaMemsetAsync(counters, 0, w.counter_bytes, stream));
+  }
+  const auto* cut_rows = plan->cut_rows.as<CutRow>();
   row_pieces_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, 0, stream>>>(
-      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, partial);
+      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, partial, cut_rows, counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
+  if (!counters) launch_fold(op, ops, cut_rows, plan->cut_count, partial, stream);
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
@@ -112,25 +166,26 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <bool Long>
+template <bool Long, bool Fused>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
   const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long));
-  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
+  const Workspace w = workspace_of(p, *plan, Fused);
+  return w.partial_bytes + w.counter_bytes;
 }
 
-// The piece length is a property of the work list only: both variants run the same kernels.
-template <bool Long>
+// The piece length is a property of the work list only: the variants run the same kernels.
+template <bool Long, bool Fused>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
   const Index piece = row_pieces_piece_length(p, Long);
   with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     constexpr int full = 16 / sizeof(typename Ops::Stored);
     if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, piece, workspace, stream);
-      return launch<Ops, 1, true>(p, ops, piece, workspace, stream);
+      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, piece, Fused, workspace, stream);
+      return launch<Ops, 1, true>(p, ops, piece, Fused, workspace, stream);
     } else {
-      launch<Ops, 1, RowMajor>(p, ops, piece, workspace, stream);
+      launch<Ops, 1, RowMajor>(p, ops, piece, Fused, workspace, stream);
     }
   });
 }
@@ -139,13 +194,20 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 
 const SpmmVariant& row_pieces_variant() {
   static const SpmmVariant v{"row_pieces", "a warp per row, long rows cut into pieces folded by a second kernel",
-                             can_implement, workspace_bytes<false>, run<false>};
+                             can_implement, workspace_bytes<false, false>, run<false, false>};
   return v;
 }
 
 const SpmmVariant& row_pieces_long_variant() {
   static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 128 entries (fewer pieces to fold)",
-                             can_implement, workspace_bytes<true>, run<true>};
+                             can_implement, workspace_bytes<true, false>, run<true, false>};
+  return v;
+}
+
+const SpmmVariant& row_pieces_fused_variant() {
+  static const SpmmVariant v{"row_pieces_fused",
+                             "row_pieces whose cut rows are folded in the main kernel by the last of their pieces",
+                             can_implement, workspace_bytes<false, true>, run<false, true>};
   return v;
 }
 

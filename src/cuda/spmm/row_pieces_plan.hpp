@@ -11,7 +11,7 @@ namespace geblas::detail::cuda::spmm {
 // The work list for piece length P, on A's device.
 struct PiecesPlan {
   RawBuffer units, cut_rows;
-  Index unit_count = 0, cut_count = 0, piece_count = 0;
+  Index unit_count = 0, cut_count = 0, piece_count = 0;  // piece_count: partial rows (one per block of pieces)
 };
 
 std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index piece);

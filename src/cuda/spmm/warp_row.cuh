@@ -41,6 +41,13 @@ __device__ __forceinline__ T shfl_xor(T x, int mask) {
   else return __shfl_xor_sync(0xffffffffu, x, mask);
 }
 
+// A load that reads L2 (not this SM's L1), for partial rows other warps wrote.
+template <class T>
+__device__ __forceinline__ T load_shared_l2(const T* p) {
+  if constexpr (std::is_same_v<T, bool>) return *reinterpret_cast<const volatile unsigned char*>(p) != 0;
+  else return *static_cast<const volatile T*>(p);
+}
+
 // acc (+)= sum over entries [beg, end) of A(row, k) (x) B(k, j .. j+V). Every lane of the
 // warp must call it with the same beg, end (warp-uniform trip counts); `active` says
 // whether the lane's columns are inside N. On return every lane of a slot column holds
@@ -116,6 +123,38 @@ __device__ __forceinline__ void write_row(const Operands<typename Ops::Stored, R
     narrow_vec(acc, out);
     store_vec<Stored, V>(c, out);
   }
+}
+
+// The fold of a cut row inside a product kernel (row_pieces_fused, the fused nnz_split
+// shapes). Every lane of the warp that wrote one of the row's partial rows for this column
+// tile calls it with the tile's counter: the warp that counts last (fence, then count: the
+// other partial rows are then visible to it) adds the row's `pieces` partial rows from
+// `first` in order, writes C (the `writer` lanes, one per column group), and resets the
+// counter for the next call.
+template <class Ops, int V, bool RowMajor>
+__device__ __forceinline__ void fold_if_last(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops,
+                                             unsigned* count, Index row, int first, int pieces, Index j, bool writer,
+                                             const typename Ops::T* partial) {
+  using T = typename Ops::T;
+  const int lane = threadIdx.x & 31;
+  __threadfence();
+  __syncwarp();
+  unsigned arrived = 0;
+  if (lane == 0) arrived = atomicAdd(count, 1u);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  if (arrived != static_cast<unsigned>(pieces - 1)) return;
+  __threadfence();
+  if (writer) {
+    const T* q = partial + static_cast<Index>(first) * op.n + j;
+    T acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = load_shared_l2(q + v);
+    for (int k = 1; k < pieces; ++k)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], load_shared_l2(q + static_cast<Index>(k) * op.n + v));
+    write_row(op, ops, row, j, false, acc);
+  }
+  if (lane == 0) *count = 0;
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -34,7 +34,12 @@ struct DispatchPolicy {
   //   with nnz_split_long; R-MAT 22 1.14-1.18x against 1.06-1.09x; R-MAT 20 0.98-1.02x,
   //   where nnz_split_rows_long was 1.03-1.07x; at N <= 64 nnz_split_long 1.06-1.94x).
   //   Before, these graphs were above the family's range and ran row_pieces / row_split
-  //   (0.81-0.93x on R-MAT 20, 0.83x on uniform at N = 32).
+  //   (0.81-0.93x on R-MAT 20, 0.83x on uniform at N = 32). Where such a graph also has
+  //   long rows (longest > long_row, mean >= walk_rows_mean), from N = large_n:
+  //   nnz_split_rows_long (H200, 2026-11-26, docs/notes/runs/2026-11-26-h200-spmm-dist-jit.md:
+  //   R-MAT 20 1.35 / 5.34 ms at N = 128 / 512 against 1.57 / 6.29 with nnz_split_line_long,
+  //   R-MAT 22 6.13 / 24.5 against 6.74 / 27.2, i.e. 1.04-1.14x the best cuSPARSE against
+  //   0.89-1.03x); the uniform graph (longest row about 40) stays on nnz_split_line_long.
   // - a longest row > long_row, N <= small_n: nnz_split_long_waves from huge_nnz entries,
   //   row_pieces where the mean row is >= dense_mean_row, nnz_split_long_waves from
   //   waves_min_entries entries, else nnz_split_fused. Fitted on the H200 run of
@@ -53,7 +58,13 @@ struct DispatchPolicy {
   //   against 0.94x, ca-AstroPh 1.00x against 0.93x; H200, 2026-11-26: also below 10k
   //   rows, facebook_combined 0.77x against 0.69x, wiki-Vote 0.79x against 0.72x,
   //   musae-squirrel 0.75x against 0.73x); else row_pieces, which stays ahead at N = 128
-  //   (by 10-20% on musae-crocodile, musae-squirrel, wiki-Vote, astro-ph). row_pieces_long
+  //   (by 10-20% on musae-crocodile, musae-squirrel, wiki-Vote, astro-ph). Below few_rows
+  //   rows row_pieces also at N >= wide_n, since its hub rows are added 8 pieces a block
+  //   (H200, 2026-11-26 06:02 UTC, N = 512: musae-crocodile 0.108 ms against 0.110 with
+  //   nnz_split_rows_long, musae-squirrel 0.108 against 0.115, facebook_combined 0.052
+  //   against 0.055, wiki-Vote 0.042 against 0.045; astro-ph (16.7k rows) and ca-AstroPh
+  //   (17.9k) stay faster with nnz_split_rows_long, 0.081 against 0.094 and 0.122 against
+  //   0.135). row_pieces_long
   //   (pieces of 128 entries) was within 5% of the better of the two everywhere but
   //   never the best by more, so no rule picks it.
   // - longest row in (short_row, long_row]: nnz_split_fused for a mean row below
@@ -68,6 +79,7 @@ struct DispatchPolicy {
   static constexpr double dense_mean_row = 20;
   static constexpr double walk_rows_mean = 12;
   static constexpr Index many_rows = 20000;
+  static constexpr Index few_rows = 12000;
   static constexpr Index waves_min_entries = 300000;
   static constexpr double sparse_mean_row = 8;
 };
@@ -116,6 +128,10 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       why = "B beyond L2, small N: equal entries per warp, long units";
       return nnz_split_long_variant();
     }
+    if (p.n >= P::large_n && s.max_row > P::long_row && s.mean_row >= P::walk_rows_mean) {
+      why = "B beyond L2, long rows, large N: equal entries per warp, walked row by row";
+      return nnz_split_rows_long_variant();
+    }
     why = "B beyond L2: equal entries per warp, 128-byte column tiles";
     return nnz_split_line_long_variant();
   }
@@ -144,7 +160,7 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       why = "long rows, many rows: equal entries per warp, long units";
       return nnz_split_long_variant();
     }
-    if (p.n >= P::wide_n) {
+    if (p.n >= P::wide_n && s.nrows >= P::few_rows) {
       why = "long rows, wide N: equal entries per warp, walked row by row";
       return nnz_split_rows_long_variant();
     }
