@@ -17,16 +17,31 @@
 // - Guards are per host thread and per device, and nest: a guard replaces the stream
 //   for its lifetime and restores the one before it (another guard's, or geblas's own).
 //   Destroy them in reverse order of construction (RAII scopes do).
-// - The caller orders its streams, as in PyTorch: data that other work produces on
-//   stream s1 must be complete, or ordered before (an event), when geblas reads it on s2.
-// - Device memory is freed stream-ordered after all work queued, before the free, on the
-//   stream the memory was allocated on and on the freeing thread's current stream. Work
-//   on any third stream that still uses an object must be finished by the caller before
-//   the object is destroyed. A stream must outlive the geblas objects allocated on it.
+// - geblas keeps a thread's own work in order across its guards, without host waits:
+//   when a guard begins, its stream waits for the work queued so far on the stream it
+//   replaces (uploads and results made before the guard are complete when the guard's
+//   work reads them), and when it ends, the restored stream waits for the work queued on
+//   the guard's stream (a result made under the guard is complete when it is read, copied
+//   or freed after it). Each costs one event record and one stream wait. So objects made
+//   before, under or after a guard can be used and dropped anywhere in the thread.
+//   While either stream is being captured into a CUDA graph, geblas adds no such wait
+//   (a capture may not wait for work outside it): the caller orders the graph's launch.
+// - The caller orders its own work with geblas's, as in PyTorch: data that the caller
+//   writes on stream s1 must be complete, or ordered before (an event), when geblas reads
+//   it under a guard of s2 or on geblas's own stream; the caller's work on the guard's
+//   stream is ordered by the stream itself.
+// - A stream must stay alive until its guard is destroyed (the guard's end records an
+//   event on it). After that, geblas keeps no reference to it: objects made under the
+//   guard may outlive the stream.
+// - Device memory is freed stream-ordered on the freeing thread's current stream. Work on
+//   a stream that geblas did not order (another thread's, or the caller's own kernels on
+//   a third stream) must be finished or ordered by the caller before an object it uses
+//   is destroyed.
 // - Two host threads may run geblas on one device at the same time, each on its own
 //   stream, and may read the same objects (the caches kept with a matrix are built once
-//   and are complete before another stream can use them); two threads must not write one
-//   object, or write one that another reads, at the same time.
+//   and are complete before another stream can use them; scratch space is per call on a
+//   caller's stream); two threads must not write one object, or write one that another
+//   reads, at the same time.
 //
 // The handle is a cudaStream_t cast to void*, so that this header needs no CUDA headers.
 // 0 (cudaStreamLegacy's value in most builds) names the legacy default stream of the device.

@@ -145,11 +145,10 @@ struct Backend {
 
   // memory (ordinal: the device's index; ignored on the CPU). On CUDA every entry works on
   // the calling thread's current stream for the device (cuda::stream(), which honours
-  // geblas::cuda::StreamGuard). allocate writes the stream it queued the allocation on
-  // into *stream (null on the CPU); deallocate takes that stream back and frees after the
-  // work queued on it and on the current stream.
-  void* (*allocate)(std::size_t bytes, int ordinal, void** stream);
-  void (*deallocate)(void* ptr, int ordinal, void* stream) noexcept;
+  // geblas::cuda::StreamGuard); a free is ordered after the work of the stream that
+  // allocated by the guards' own ordering (<geblas/stream.hpp>).
+  void* (*allocate)(std::size_t bytes, int ordinal);
+  void (*deallocate)(void* ptr, int ordinal) noexcept;
   void (*zero)(void* ptr, std::size_t bytes, int ordinal);
   // Copies where either side is on this backend's devices (the CPU backend: host only).
   void (*copy)(void* dst, Device dst_device, const void* src, Device src_device, std::size_t bytes);
@@ -306,6 +305,8 @@ GEBLAS_API const Backend& backend_for(Device device);
 // The hooks of geblas::cuda::StreamGuard (src/core/stream.cpp), defined by src/cuda or
 // src/cuda_off: the device's own stream (as void*; set up on first use), and the same
 // after checking that `stream` is a stream of device `ordinal` (InvalidValue otherwise).
+// cuda_stream_wait (geblas/detail/stream_state.hpp) orders a guard's stream with the one
+// it replaces.
 void* cuda_own_stream(int ordinal);
 void* cuda_check_stream(int ordinal, void* stream);
 

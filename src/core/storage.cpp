@@ -26,14 +26,13 @@ std::size_t host_physical_bytes() {
 }
 }  // namespace
 
-void* allocate(Device device, std::size_t bytes, void** stream) {
-  if (stream) *stream = nullptr;
+void* allocate(Device device, std::size_t bytes) {
   if (bytes == 0) return nullptr;
   if (device.is_cpu() && bytes > host_physical_bytes())
     throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes exceeds the " +
                           std::to_string(host_physical_bytes()) + " bytes of physical memory",
                       bytes);
-  return backend_for(device).allocate(bytes, device.ordinal(), stream);
+  return backend_for(device).allocate(bytes, device.ordinal());
 }
 
 std::size_t checked_bytes(Index count_a, Index count_b, std::size_t element, const char* what) {
@@ -46,12 +45,12 @@ std::size_t checked_bytes(Index count_a, Index count_b, std::size_t element, con
   return bytes;
 }
 
-void deallocate(Device device, void* ptr, void* stream) noexcept {
+void deallocate(Device device, void* ptr) noexcept {
   if (!ptr) return;
   if (device.is_cpu()) {
-    cpu_backend().deallocate(ptr, 0, nullptr);
+    cpu_backend().deallocate(ptr, 0);
   } else if (const Backend* cuda = cuda_backend()) {
-    cuda->deallocate(ptr, device.ordinal(), stream);
+    cuda->deallocate(ptr, device.ordinal());
   }
 }
 
@@ -66,21 +65,15 @@ void zero_bytes(void* dst, Device device, std::size_t bytes) {
   backend_for(device).zero(dst, bytes, device.ordinal());
 }
 
-RawBuffer::RawBuffer(std::size_t bytes, Device device) : bytes_(bytes), device_(device) {
-  // In the body: stream_ is initialised after ptr_, so it cannot be written while ptr_ is.
-  ptr_ = allocate(device, bytes, &stream_);
-}
+RawBuffer::RawBuffer(std::size_t bytes, Device device)
+    : ptr_(allocate(device, bytes)), bytes_(bytes), device_(device) {}
 
 RawBuffer::RawBuffer(const RawBuffer& other) : RawBuffer(other.bytes_, other.device_) {
   copy_bytes(ptr_, device_, other.ptr_, other.device_, bytes_);
 }
 
 RawBuffer::RawBuffer(RawBuffer&& other) noexcept
-    : ptr_(other.ptr_),
-      bytes_(other.bytes_),
-      device_(other.device_),
-      stream_(other.stream_),
-      owner_(std::move(other.owner_)) {
+    : ptr_(other.ptr_), bytes_(other.bytes_), device_(other.device_), owner_(std::move(other.owner_)) {
   other.ptr_ = nullptr;
   other.bytes_ = 0;
 }
@@ -92,11 +85,10 @@ RawBuffer& RawBuffer::operator=(const RawBuffer& other) {
 
 RawBuffer& RawBuffer::operator=(RawBuffer&& other) noexcept {
   if (this != &other) {
-    if (!owner_) deallocate(device_, ptr_, stream_);
+    if (!owner_) deallocate(device_, ptr_);
     ptr_ = other.ptr_;
     bytes_ = other.bytes_;
     device_ = other.device_;
-    stream_ = other.stream_;
     owner_ = std::move(other.owner_);
     other.ptr_ = nullptr;
     other.bytes_ = 0;
@@ -105,7 +97,7 @@ RawBuffer& RawBuffer::operator=(RawBuffer&& other) noexcept {
 }
 
 RawBuffer::~RawBuffer() {
-  if (!owner_) deallocate(device_, ptr_, stream_);
+  if (!owner_) deallocate(device_, ptr_);
 }
 
 RawBuffer RawBuffer::borrow(void* ptr, std::size_t bytes, Device device, std::shared_ptr<void> owner) {

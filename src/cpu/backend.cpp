@@ -18,14 +18,13 @@ constexpr std::size_t host_alignment = 64;  // a cache line; also enough for any
 
 // posix_memalign rather than aligned_alloc: it takes the exact size (aligned_alloc wants
 // a multiple of the alignment), so AddressSanitizer sees a read one past the end.
-void* allocate(std::size_t bytes, int, void** stream) {
-  if (stream) *stream = nullptr;
+void* allocate(std::size_t bytes, int) {
   void* p = nullptr;
   if (posix_memalign(&p, host_alignment, bytes) != 0 || !p)
     throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes failed", bytes);
   return p;
 }
-void deallocate(void* p, int, void*) noexcept { std::free(p); }
+void deallocate(void* p, int) noexcept { std::free(p); }
 void zero(void* p, std::size_t bytes, int) { std::memset(p, 0, bytes); }
 void copy(void* dst, Device, const void* src, Device, std::size_t bytes) { std::memmove(dst, src, bytes); }
 void synchronize(int) {}

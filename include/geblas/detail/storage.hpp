@@ -14,11 +14,9 @@
 namespace geblas::detail {
 
 // Allocation and copies on any device. allocate() throws OutOfMemory (with the byte
-// count) instead of returning null, and writes into *stream the CUDA stream (as void*)
-// it queued the allocation on (null on the CPU); deallocate() takes that stream back and
-// never throws. See <geblas/stream.hpp> for the order in which a free happens.
-GEBLAS_API void* allocate(Device device, std::size_t bytes, void** stream);
-GEBLAS_API void deallocate(Device device, void* ptr, void* stream) noexcept;
+// count) instead of returning null; deallocate() never throws.
+GEBLAS_API void* allocate(Device device, std::size_t bytes);
+GEBLAS_API void deallocate(Device device, void* ptr) noexcept;
 GEBLAS_API void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device,
                            std::size_t bytes);
 GEBLAS_API void zero_bytes(void* dst, Device device, std::size_t bytes);
@@ -58,7 +56,6 @@ class GEBLAS_API RawBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   Device device_{};
-  void* stream_ = nullptr;  // the CUDA stream the memory was allocated on (freed after its work)
   std::shared_ptr<void> owner_;
 };
 
