@@ -272,6 +272,10 @@ def _slow_input(X_host, stream):
     with torch.cuda.stream(stream):
         torch.cuda._sleep(100_000_000)
         X.copy_(src)
+    # src dies on return while the copy still waits on `stream`: without this, torch's
+    # allocator hands src's memory to the next tensor of its size on the default stream
+    # (a gradient of X's shape), and the delayed copy reads that tensor instead.
+    src.record_stream(stream)
     return X
 
 
@@ -332,8 +336,11 @@ def test_results_exported_on_one_stream_wait_for_it_on_another():
     A = geblas.Matrix.from_scipy(S, device="cuda:0")
     s = torch.cuda.Stream()
     X = _slow_input(X_host, s)
-    with torch.cuda.stream(s):
-        r = geblas._geblas.mxm(A, X)  # an Exported made on s
+    with torch.cuda.stream(s), geblas._TorchStreams([X]):
+        # The raw binding, so that the result stays an Exported made on s; the package's
+        # wrappers enter _TorchStreams themselves (without it the product would be queued
+        # on geblas's own stream, which does not wait for s).
+        r = geblas._geblas.mxm(A, X)
     # Taken on the default stream: __dlpack__ waits for s before handing the data over.
     Y = torch.utils.dlpack.from_dlpack(r)
     want = torch.from_numpy(S.toarray()) @ X_host
@@ -353,7 +360,9 @@ def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
     results = []
     for device in ("cpu", "cuda:0"):
         A = geblas.Matrix.from_scipy(S, device=device)
-        X = X_host.to(device).requires_grad_(True)
+        # A copy per device, so that X is a leaf there: X_host.to("cpu") is X_host itself,
+        # and a requires_grad X_host would make the cuda copy a non-leaf without .grad.
+        X = X_host.to(device, copy=True).requires_grad_(True)
         Y = gt.spmm(A, X, reduce)
         Y.backward(G_host.to(device))
         results.append((Y.detach().cpu(), X.grad.cpu()))
