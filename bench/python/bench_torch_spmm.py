@@ -9,7 +9,9 @@ Writes a Markdown table (and a plot when matplotlib is there).
 
 Each number is the median wall time of --reps calls (after warm-up), measured with
 torch.cuda.synchronize() around each call, so it includes every host synchronisation a
-call makes (geblas.torch.spmm synchronises torch's stream before and geblas's after).
+call makes (geblas.torch.spmm runs on torch's current stream and, once A's caches are
+built in the warm-up, makes none of its own; before the stream API it synchronised
+torch's stream before each call and geblas's after).
 """
 
 import argparse

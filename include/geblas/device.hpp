@@ -39,7 +39,8 @@ GEBLAS_API bool cuda_compiled();
 GEBLAS_API int cuda_device_count();
 // The CUDA device 0 when one is usable, else the CPU.
 GEBLAS_API Device default_device();
-// Waits until all work geblas queued on `device` has finished (no-op on the CPU).
+// Waits until the work queued on this thread's current stream for `device` has finished
+// (geblas's own stream, or a geblas::cuda::StreamGuard's; no-op on the CPU).
 GEBLAS_API void synchronize(Device device);
 
 // Bytes geblas copied between the host and CUDA devices since the process started (or

@@ -24,6 +24,7 @@
 #include "geblas/select_op.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/sparse_matrix.hpp"
+#include "geblas/stream.hpp"
 #include "geblas/threads.hpp"
 #include "geblas/trace.hpp"
 #include "geblas/types.hpp"

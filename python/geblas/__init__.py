@@ -20,6 +20,7 @@ it on first use (cached in memory and on disk), the CPU interprets the same expr
 """
 
 import functools as _functools
+import sys as _sys
 
 import numpy as _np
 
@@ -50,7 +51,6 @@ from ._geblas import (  # noqa: F401  (the public names)
     read_matrix_market_header,
     reset_transfer_counts,
     transfer_counts,
-    triangle_count,
     write_matrix_market,
 )
 
@@ -85,8 +85,18 @@ def default_device():
 
 
 def synchronize(device="cuda:0"):
-    """Waits until the work geblas queued on `device` is done (no-op on the CPU)."""
-    _geblas.synchronize(_device_name(device))
+    """Waits until the work geblas queued on `device` is done (no-op on the CPU): geblas's
+    own stream, or torch's current stream when torch is imported (the stream the package
+    runs its calls on then)."""
+    with _TorchStreams([], devices=[_device_name(device)]):
+        _geblas.synchronize(_device_name(device))
+
+
+def current_stream(device="cuda:0"):
+    """The CUDA stream (an integer handle) that geblas calls on `device` from this thread
+    run on: torch's current stream when torch is imported, else geblas's own."""
+    with _TorchStreams([], devices=[_device_name(device)]):
+        return _geblas.current_stream(_device_name(device))
 
 
 # --- results: NumPy or torch ------------------------------------------------------------------
@@ -104,19 +114,64 @@ def _flavor(items):
     return None
 
 
-def _torch_cuda_devices(items):
-    return {str(x.device) for x in items if _is_torch(x) and x.device.type == "cuda"}
-
-
-def _before(items):
-    """geblas runs on its own CUDA stream: the torch work that produced a CUDA operand must
-    be done first (the C++ API has no per-call stream to order on; see README)."""
-    devices = _torch_cuda_devices(items)
-    if devices:
-        import torch
-        for d in devices:
-            torch.cuda.current_stream(torch.device(d)).synchronize()
+def _cuda_devices(items):
+    """The CUDA devices of a call's torch tensors and geblas objects."""
+    devices = set()
+    for x in items:
+        if _is_torch(x):
+            if x.device.type == "cuda":
+                devices.add(str(x.device))
+        elif isinstance(x, (Matrix, Vector)) and x.device != "cpu":
+            devices.add(x.device)
     return devices
+
+
+class _TorchStreams:
+    """Runs the geblas calls of a with block on torch's current stream of every CUDA device
+    the operands are on, so that they are ordered with the torch work before and after
+    them without host synchronisation. Without torch imported, geblas keeps its own
+    streams (geblas results handed to torch later wait for them in __dlpack__)."""
+
+    __slots__ = ("_scopes",)
+
+    def __init__(self, items, devices=()):
+        self._scopes = []
+        devices = _cuda_devices(items) | {d for d in devices if d != "cpu"}
+        if not devices or "torch" not in _sys.modules:
+            return
+        import torch
+        if not torch.cuda.is_available():  # a CPU-only torch: geblas keeps its own streams
+            return
+        for d in sorted(devices):
+            handle = torch.cuda.current_stream(torch.device(d)).cuda_stream
+            self._scopes.append(_geblas._StreamScope(d, handle))
+
+    def __enter__(self):
+        entered = []
+        try:
+            for s in self._scopes:
+                s.__enter__()
+                entered.append(s)
+        except BaseException:
+            for s in reversed(entered):
+                s.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        for s in reversed(self._scopes):
+            s.__exit__(None, None, None)
+        return False
+
+
+def _on_torch_streams(fn, *arg_names):
+    """fn with its calls run on torch's current streams (_TorchStreams) of the CUDA devices
+    of its positional arguments and of the keyword arguments named."""
+    @_functools.wraps(fn)
+    def run(*args, **kw):
+        with _TorchStreams(list(args) + [kw.get(k) for k in arg_names]):
+            return fn(*args, **kw)
+    return run
 
 
 def _result(r, flavor):
@@ -134,19 +189,18 @@ def _result(r, flavor):
     return torch.utils.dlpack.from_dlpack(r)
 
 
-def _operation(fn, takes_out=True):
+def _operation(fn):
     @_functools.wraps(fn)
     def run(*args, **kw):
         out = kw.get("out")
         items = list(args) + [out, kw.get("mask")]
         flavor = _flavor(items)
-        devices = _before(items)
-        r = fn(*args, **kw) if takes_out else fn(*args, **kw)
-        if r is None and out is not None:
-            for d in devices:
-                _geblas.synchronize(d)
-            return out
-        return _result(r, flavor)
+        with _TorchStreams(items):
+            r = fn(*args, **kw)
+            if r is None and out is not None:
+                return out
+            # Exported while on torch's stream: torch takes it without waiting.
+            return _result(r, flavor)
     return run
 
 
@@ -164,24 +218,22 @@ extract_column = _operation(_geblas.extract_column)
 gcn_aggregate = _operation(_geblas.gcn_aggregate)
 sage_mean_aggregate = _operation(_geblas.sage_mean_aggregate)
 sage_max_aggregate = _operation(_geblas.sage_max_aggregate)
-gcn_normalize = _geblas.gcn_normalize
+gcn_normalize = _on_torch_streams(_geblas.gcn_normalize)
+triangle_count = _on_torch_streams(_geblas.triangle_count)
 
 
 def assign(C, A, rows=None, cols=None, **options):
     """C<mask>(rows, cols) = accum(C(rows, cols), A) in place (A a Matrix, Vector or scalar);
     returns C."""
-    devices = _before([C, A, options.get("mask")])
-    r = _geblas.assign(C, A, rows, cols, **options)
-    for d in devices:
-        _geblas.synchronize(d)
-    return r
+    with _TorchStreams([C, A, options.get("mask")]):
+        return _geblas.assign(C, A, rows, cols, **options)
 
 
 def convert(A, dtype):
     """A copy of A with values of another type ('float32', numpy.float64, torch.float16...)."""
     flavor = _flavor([A])
-    _before([A])
-    return _result(_geblas.convert(A, _dtype_name(dtype)), flavor)
+    with _TorchStreams([A]):
+        return _result(_geblas.convert(A, _dtype_name(dtype)), flavor)
 
 
 # --- algorithms ---------------------------------------------------------------------------------
@@ -190,32 +242,36 @@ def pagerank(A, damping=0.85, tolerance=1e-6, max_iterations=100, weighted=False
     """PageRank ranks of A's vertices (A(i, j): an edge i -> j) as a NumPy array (a torch
     tensor for a matrix on a GPU). seeds: a list of seed lists gives personalized PageRank,
     one column per list. info=True also returns {'iterations', 'converged', 'delta'}."""
-    r = _geblas.pagerank(A, damping, tolerance, max_iterations, weighted, seeds, info)
-    if info:
-        return _result(r[0], None), r[1]
-    return _result(r, None)
+    with _TorchStreams([A]):
+        r = _geblas.pagerank(A, damping, tolerance, max_iterations, weighted, seeds, info)
+        if info:
+            return _result(r[0], None), r[1]
+        return _result(r, None)
 
 
 def bfs(A, source, parents=False, direction="automatic"):
     """BFS levels from `source` (int64, -1 where not reached); with parents=True also the
     parents (the smallest in-neighbour on the previous level). A list of sources gives
     n x k arrays, one column per source."""
-    r = _geblas.bfs(A, source, parents, direction)
-    if parents:
-        return _result(r[0], None), _result(r[1], None)
-    return _result(r, None)
+    with _TorchStreams([A]):
+        r = _geblas.bfs(A, source, parents, direction)
+        if parents:
+            return _result(r[0], None), _result(r[1], None)
+        return _result(r, None)
 
 
 def sssp(A, source, allow_negative=False):
     """Shortest-path distances from `source` (inf where unreachable); a list of sources
     gives an n x k array."""
-    return _result(_geblas.sssp(A, source, allow_negative), None)
+    with _TorchStreams([A]):
+        return _result(_geblas.sssp(A, source, allow_negative), None)
 
 
 def connected_components(A):
     """Component labels (each vertex: the smallest vertex id of its component) of the
     undirected graph underlying A."""
-    return _result(_geblas.connected_components(A), None)
+    with _TorchStreams([A]):
+        return _result(_geblas.connected_components(A), None)
 
 
 # --- I/O ---------------------------------------------------------------------------------------
@@ -253,8 +309,8 @@ def _matrix_from_csr(indptr, indices, values, shape, validate=True, copy=False):
     indptr is int64, indices int32 and nothing is copied (copy=False): change them later
     and call clear_cache(). validate=False skips the structure check (sorted, unique,
     in-range columns) for arrays known to be valid; on a GPU it saves a host copy."""
-    _before([indptr, indices, values])
-    return _geblas._matrix_from_csr(int(shape[0]), int(shape[1]), indptr, indices, values, validate, copy)
+    with _TorchStreams([indptr, indices, values]):
+        return _geblas._matrix_from_csr(int(shape[0]), int(shape[1]), indptr, indices, values, validate, copy)
 
 
 def _matrix_from_coo(rows, cols, values, shape, dup=None, dtype=None, device="cpu"):
@@ -319,10 +375,15 @@ def _matrix_tuples(self):
 def _matrix_to_torch(self):
     """A torch sparse CSR tensor copy on the matrix's device (int64 indices)."""
     import torch
-    indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in self._csr())
+    with _TorchStreams([self]):
+        indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in self._csr())
     return torch.sparse_csr_tensor(indptr, indices.to(torch.int64), values, size=self.shape)
 
 
+# The methods that read or write device memory run on torch's stream too.
+Matrix.to = _on_torch_streams(Matrix.to)
+Matrix.dup = _on_torch_streams(Matrix.dup)
+Matrix._csr = _on_torch_streams(Matrix._csr)
 Matrix.from_scipy = staticmethod(_matrix_from_scipy)
 Matrix.from_csr = staticmethod(_matrix_from_csr)
 Matrix.from_coo = staticmethod(_matrix_from_coo)
@@ -334,7 +395,7 @@ Matrix.to_dense = _matrix_to_dense
 Matrix.tuples = _matrix_tuples
 Matrix.to_torch = _matrix_to_torch
 Matrix.astype = lambda self, dtype: convert(self, dtype)
-Matrix.T = property(lambda self: _geblas.transpose(self), doc="The transpose (a new Matrix).")
+Matrix.T = property(lambda self: transpose(self), doc="The transpose (a new Matrix).")
 Matrix.__matmul__ = lambda self, other: mxm(self, other)
 
 
@@ -367,6 +428,7 @@ def _vector_tuples(self):
     return idx.numpy().astype(_np.int64), vals.numpy()
 
 
+Vector.to = _on_torch_streams(Vector.to)
 Vector.from_numpy = staticmethod(_vector_from_numpy)
 Vector.from_dense = staticmethod(_vector_from_numpy)
 Vector.from_tuples = staticmethod(_vector_from_tuples)

@@ -10,16 +10,18 @@ may require a gradient with reduce="sum"); X a dense tensor on A's device.
 Backward: dX = A' grad for sum and mean (one SpMM through A's cached transpose); for max
 and min each grad(i, f) goes to the neighbour j that won the forward (the smallest j on a
 tie), recorded in the forward. When A's values are all 1 and X is float32 the forward
-records it for free: every X(j, f) is packed with j into one int64 key ordered like the
+records it for free: on a GPU one float32 kernel writes the winning column beside each
+value; on the CPU every X(j, f) is packed with j into one int64 key ordered like the
 float, and one int64 max_min (min_max) SpMM over A yields the value and its argument
 together; otherwise the winner is found after the forward by comparing every edge's term
 with the result (O(nnz x f) memory, like PyG's gather + scatter). The gradient of A's
 values (sum only) is the SDDMM grad . X' sampled at A's pattern, done in torch by edge
 chunks (geblas has no SDDMM kernel yet).
 
-Streams: geblas runs its GPU work on its own stream; spmm synchronises torch's current
-stream before and geblas's stream after each call, since the C++ API takes no per-call
-stream yet.
+Streams: every geblas call here runs on torch's current stream of the tensors' device
+(geblas::cuda::StreamGuard), so it is ordered with the torch work before and after it
+like any torch operation, without host synchronisation; the usual torch rules for work
+on several streams apply (torch.cuda.Stream.wait_stream, Tensor.record_stream).
 """
 
 import torch
@@ -33,14 +35,9 @@ _REDUCES = ("sum", "mean", "max", "min")
 _EDGE_CHUNK_ELEMENTS = 1 << 26
 
 
-def _sync_torch(device):
-    if device.type == "cuda":
-        torch.cuda.current_stream(device).synchronize()
-
-
-def _sync_geblas(device):
-    if device.type == "cuda":
-        _geblas.synchronize(str(device))
+def _on_stream(device):
+    """The calls of a with block on torch's current stream of `device`."""
+    return _g._TorchStreams([], devices=[str(device)])
 
 
 class _Graph:
@@ -73,8 +70,9 @@ class _Graph:
         max, so that max_min / min_max return the packed keys unchanged."""
         if reduce not in self._keys:
             big = torch.iinfo(torch.int64).max if reduce == "max" else torch.iinfo(torch.int64).min
-            m = _geblas.convert(self.matrix, "int64")
-            self._keys[reduce] = _geblas.apply(m, "second", big)
+            with _on_stream(self.device):
+                m = _geblas.convert(self.matrix, "int64")
+                self._keys[reduce] = _geblas.apply(m, "second", big)
         return self._keys[reduce]
 
 
@@ -89,8 +87,8 @@ def _graph_of(A, values=None):
         # A's pattern with other values (e.g. learned edge weights): the same index arrays,
         # borrowed, and the caller's values in place.
         _check_values(values, g.cols.numel(), g.device)
-        _sync_torch(values.device)
-        m = _geblas._matrix_from_csr(A.nrows, A.ncols, g.indptr, g.cols32, values.detach(), False, False)
+        with _on_stream(values.device):
+            m = _geblas._matrix_from_csr(A.nrows, A.ncols, g.indptr, g.cols32, values.detach(), False, False)
         h = _Graph.__new__(_Graph)
         h.__dict__.update(g.__dict__)
         h.matrix, h.values, h._unit, h._keys = m, values.detach(), None, {}
@@ -102,9 +100,9 @@ def _graph_of(A, values=None):
             values = A.values()
         else:
             _check_values(values, A.values().numel(), A.device)
-        _sync_torch(values.device)
-        m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
-                                     values.detach(), True, False)
+        with _on_stream(values.device):
+            m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
+                                         values.detach(), True, False)
         return _Graph(m, values_tensor=values.detach()), values
     raise TypeError(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
                     f"got {type(A).__name__}")
@@ -134,9 +132,8 @@ def _spmm_plain(g, X, semiring, transpose=False):
     """Y = A (+).(x) X (or A' ...) through geblas, into a fresh torch tensor (no copies)."""
     n = g.matrix.ncols if transpose else g.matrix.nrows
     Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
-    _sync_torch(X.device)
-    _geblas.mxm(g.matrix, X, semiring, out=Y, transpose_a=transpose)
-    _sync_geblas(X.device)
+    with _on_stream(X.device):
+        _geblas.mxm(g.matrix, X, semiring, out=Y, transpose_a=transpose)
     return Y
 
 
@@ -158,9 +155,9 @@ def _max_packed(g, X, reduce):
     low = (2**31 - 1 - j) if reduce == "max" else j
     keys = (_orderable(X.contiguous()).to(torch.int64) << 32) | low
     P = torch.empty((g.matrix.nrows, X.shape[1]), dtype=torch.int64, device=X.device)
-    _sync_torch(X.device)
-    _geblas.mxm(g.key_matrix(reduce), keys, "max_min" if reduce == "max" else "min_max", out=P)
-    _sync_geblas(X.device)
+    key_matrix = g.key_matrix(reduce)
+    with _on_stream(X.device):
+        _geblas.mxm(key_matrix, keys, "max_min" if reduce == "max" else "min_max", out=P)
     empty = P == (torch.iinfo(torch.int64).min if reduce == "max" else torch.iinfo(torch.int64).max)
     low_out = P & 0xFFFFFFFF
     arg = (2**31 - 1 - low_out) if reduce == "max" else low_out
@@ -169,6 +166,19 @@ def _max_packed(g, X, reduce):
     arg = torch.where(empty, torch.full((), -1, dtype=torch.int64, device=arg.device), arg)
     weight = None  # unit values
     return Y, arg, weight
+
+
+def _max_kernel(g, X, reduce):
+    """Value and argument of the max / min from geblas's float32 kernel that writes the
+    winning column beside each value (A unit-valued, float32 on a GPU): the smallest
+    column on a tie, as _max_packed; -0 and +0 tie here (float comparison) where the packed
+    keys order -0 below +0."""
+    n = g.matrix.nrows
+    Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
+    arg = torch.empty((n, X.shape[1]), dtype=torch.int32, device=X.device)
+    with _on_stream(X.device):
+        _geblas._spmm_arg(g.matrix, X.contiguous(), Y, arg, reduce)
+    return Y, arg.to(torch.int64), None  # rows without entries: Y = 0, arg = -1
 
 
 def _max_search(g, X, reduce):
@@ -225,7 +235,9 @@ class SpMM(torch.autograd.Function):
             ctx.unit = True
             ctx.save_for_backward(torch.empty(0), torch.empty(0))
         else:
-            if g.unit() and X.dtype == torch.float32:
+            if g.unit() and X.dtype == torch.float32 and X.is_cuda:
+                Y, arg, weight = _max_kernel(g, Xd, reduce)
+            elif g.unit() and X.dtype == torch.float32:
                 Y, arg, weight = _max_packed(g, Xd, reduce)
             else:
                 Y, arg, weight = _max_search(g, Xd, reduce)

@@ -4,10 +4,13 @@
 
 #include <pybind11/numpy.h>
 
+#include <cstdio>
 #include <string>
 
+#include "geblas/detail/stream_state.hpp"
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
+#include "geblas/stream.hpp"
 
 namespace geblas::python {
 
@@ -234,7 +237,11 @@ Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64
       type_(type),
       device_(buffer_.device()),
       shape_(std::move(shape)),
-      strides_(std::move(strides)) {}
+      strides_(std::move(strides)) {
+  note_stream();
+}
+
+void Exported::note_stream() { stream_ = device_.is_cuda() ? cuda::current_stream(device_) : nullptr; }
 
 Exported Exported::from_dense(detail::DenseStorage s) {
   std::vector<std::int64_t> strides =
@@ -242,6 +249,7 @@ Exported Exported::from_dense(detail::DenseStorage s) {
   const Device dev = s.device;
   Exported e(std::move(s.data), s.type, {s.nrows, s.ncols}, std::move(strides));
   e.device_ = dev;  // an empty buffer does not know its device
+  e.note_stream();
   return e;
 }
 
@@ -250,6 +258,7 @@ Exported Exported::from_vector(detail::VectorStorage s) {
   const Device dev = s.device;
   Exported e(std::move(s.values), s.type, {s.size}, {1});
   e.device_ = dev;
+  e.note_stream();
   return e;
 }
 
@@ -289,19 +298,49 @@ struct ExportContext {
   detail::RawBuffer buffer;
   std::vector<std::int64_t> shape, strides;
   DLManagedTensor managed{};
+  // The consumer's stream, when it named one: the consumer frees the tensor (the deleter)
+  // as soon as its last reference goes, while its kernels that read it may still be queued
+  // on that stream, so the free waits for them.
+  bool consumer_known = false;
+  void* consumer = nullptr;
 };
+
+void release(DLManagedTensor* m) noexcept {
+  auto* ctx = static_cast<ExportContext*>(m->manager_ctx);
+  const Device d = ctx->buffer.device();
+  if (ctx->consumer_known && d.is_cuda() && ctx->buffer.data()) {
+    try {
+      detail::cuda_stream_wait(d.ordinal(), cuda::current_stream(d), ctx->consumer);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "geblas: DLPack deleter on %s: %s\n", d.str().c_str(), e.what());
+    }
+  }
+  delete ctx;  // the buffer is freed on this thread's current stream, after that wait
+}
 }  // namespace
 
 py::object Exported::dlpack(py::object stream) {
   check_available("__dlpack__()");
   if (viewed_) throw InvalidValue("geblas: this result is already viewed by NumPy; it cannot move to DLPack");
-  // geblas queues GPU work on its own stream; a consumer asking for a stream gets the
-  // data only after that work is done (the C++ API has no per-call stream to order on).
-  if (device_.is_cuda() && !(py::isinstance<py::int_>(stream) && stream.cast<long long>() == -1)) {
-    py::gil_scoped_release nogil;
-    synchronize(device_);
+  // DLPack's stream argument: -1 asks for no ordering; None or 1 the legacy default stream
+  // (whose handle is 0), 2 the per-thread default stream (cudaStreamPerThread's handle),
+  // any other value a stream handle. A consumer on the stream that produced the data
+  // (torch's current stream, which the geblas package runs its calls on) needs no wait;
+  // one on another stream waits for the producing stream on the device (an event, no
+  // host wait), as the DLPack protocol asks. The producing stream must still exist (torch's
+  // streams live as long as the process).
+  const bool ordered = device_.is_cuda() && !(py::isinstance<py::int_>(stream) && stream.cast<long long>() == -1);
+  void* consumer = nullptr;
+  if (ordered) {
+    std::uintptr_t handle = 0;
+    if (!stream.is_none()) {
+      handle = stream.cast<std::uintptr_t>();
+      if (handle == 1) handle = 0;
+    }
+    consumer = reinterpret_cast<void*>(handle);  // NOLINT(performance-no-int-to-ptr): DLPack passes handles as integers
+    detail::cuda_stream_wait(device_.ordinal(), consumer, stream_);
   }
-  auto* ctx = new ExportContext{std::move(buffer_), shape_, strides_, {}};
+  auto* ctx = new ExportContext{std::move(buffer_), shape_, strides_, {}, ordered, consumer};
   exported_ = true;
   DLTensor& t = ctx->managed.dl_tensor;
   t.data = ctx->buffer.data();
@@ -312,7 +351,7 @@ py::object Exported::dlpack(py::object stream) {
   t.strides = ctx->strides.data();
   t.byte_offset = 0;
   ctx->managed.manager_ctx = ctx;
-  ctx->managed.deleter = [](DLManagedTensor* m) { delete static_cast<ExportContext*>(m->manager_ctx); };
+  ctx->managed.deleter = release;
   PyObject* cap = PyCapsule_New(&ctx->managed, "dltensor", [](PyObject* c) {
     // A capsule nobody consumed still owns its tensor.
     if (PyCapsule_IsValid(c, "dltensor")) {

@@ -92,9 +92,13 @@ class Exported {
 
  private:
   void check_available(const char* how) const;
+  void note_stream();
   detail::RawBuffer buffer_;
   TypeId type_;
   Device device_;
+  // The stream that produced the buffer (this thread's current stream for the device when
+  // the result was made), so that __dlpack__ waits only for a consumer on another stream.
+  void* stream_ = nullptr;
   std::vector<std::int64_t> shape_, strides_;
   bool exported_ = false;
   bool viewed_ = false;

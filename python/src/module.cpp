@@ -7,7 +7,9 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -16,6 +18,7 @@
 
 #include "arrays.hpp"
 #include "geblas/algorithms.hpp"
+#include "geblas/detail/spmm_arg.hpp"
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
 #include "geblas/io.hpp"
@@ -31,6 +34,7 @@
 #include "geblas/operations/reduce.hpp"
 #include "geblas/operations/select.hpp"
 #include "geblas/operations/transpose.hpp"
+#include "geblas/stream.hpp"
 #include "geblas/version.hpp"
 
 namespace geblas::python {
@@ -992,6 +996,36 @@ PYBIND11_MODULE(_geblas, m) {
         synchronize(dev);
       },
       py::arg("device") = "cuda:0");
+  // geblas.torch and the operation wrappers enter one of these per CUDA device of a call,
+  // with torch.cuda.current_stream(device).cuda_stream, so that the call is queued on
+  // torch's stream (ordered with the torch work around it, no host synchronisation).
+  // A guard is per host thread: enter and exit it in the same thread (a with block).
+  struct StreamScope {
+    Device device;
+    void* stream;
+    std::unique_ptr<cuda::StreamGuard> guard;
+  };
+  py::class_<StreamScope>(m, "_StreamScope", "Runs the geblas calls of a with block on a caller's CUDA stream.")
+      .def(py::init([](const std::string& d, std::uintptr_t handle) {
+             // A stream handle comes from Python as an integer (torch's Stream.cuda_stream).
+             void* stream = reinterpret_cast<void*>(handle);  // NOLINT(performance-no-int-to-ptr)
+             return StreamScope{device_from_name(d), stream, nullptr};
+           }),
+           py::arg("device"), py::arg("stream"))
+      .def("__enter__",
+           [](StreamScope& s) -> StreamScope& {
+             if (s.guard) throw InvalidValue("geblas: a stream scope cannot be entered twice");
+             s.guard = std::make_unique<cuda::StreamGuard>(s.device, s.stream);
+             return s;
+           })
+      .def("__exit__", [](StreamScope& s, const py::args&) {
+        s.guard.reset();
+        return false;
+      });
+  m.def(
+      "current_stream",
+      [](const std::string& d) { return reinterpret_cast<std::uintptr_t>(cuda::current_stream(device_from_name(d))); },
+      py::arg("device") = "cuda:0", "The CUDA stream (an integer handle) of this thread's geblas work on `device`.");
   m.def("transfer_counts", [] {
     const TransferCounts t = transfer_counts();
     py::dict d;
@@ -1298,6 +1332,23 @@ PYBIND11_MODULE(_geblas, m) {
 
   // --- operations -------------------------------------------------------------------------
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
+  m.def(
+      "_spmm_arg",
+      [](const py::object& a, const py::object& x, const py::object& y, const py::object& arg,
+         const std::string& reduce) {
+        // geblas.torch's max / min forward when a backward will follow: Y and the winning
+        // column (int32) in one pass, into the caller's tensors in place.
+        if (reduce != "max" && reduce != "min")
+          throw InvalidValue("_spmm_arg: reduce must be 'max' or 'min', got '" + reduce + "'");
+        PyMatrix& A = matrix_arg(a, "A", "_spmm_arg");
+        Operand X = operand(x, "X"), Y = operand(y, "Y"), G = operand(arg, "arg");
+        for (const Operand* o : {&X, &Y, &G})
+          if (o->kind != Operand::Kind::dense || !o->is_array())
+            throw InvalidValue("_spmm_arg: X, Y and arg must be 2-D arrays (torch tensors)");
+        py::gil_scoped_release nogil;
+        detail::cuda_spmm_arg_extreme(A.s(), X.dense, Y.dense, G.dense, reduce == "max");
+      },
+      py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("arg"), py::arg("reduce"));
 
   // --- run-time semirings (<geblas/jit.hpp>) -----------------------------------------------
   py::class_<jit::Semiring>(m, "Semiring",

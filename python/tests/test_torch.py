@@ -257,3 +257,130 @@ def test_cuda_16bit_spmm(dtype):
     Y16 = geblas.mxm(A.astype(str(dtype).split(".")[1]), X.to(dtype))
     assert Y16.dtype == dtype
     torch.testing.assert_close(Y16.float(), Y32, rtol=2e-2, atol=5e-2)
+
+
+# --- streams (GPU) ------------------------------------------------------------------------
+# geblas runs every call on torch's current stream: work queued before a call on that
+# stream is seen by it, and no host synchronisation is needed on either side.
+
+def _slow_input(X_host, stream):
+    """X_host on the GPU, written on `stream` only after ~50 ms of sleep queued on it: a
+    call that does not wait for the stream reads the zeros that are there first."""
+    X = torch.zeros(X_host.shape, dtype=X_host.dtype, device="cuda")
+    src = X_host.to("cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(100_000_000)
+        X.copy_(src)
+    # src dies on return while the copy still waits on `stream`: without this, torch's
+    # allocator hands src's memory to the next tensor of its size on the default stream
+    # (a gradient of X's shape), and the delayed copy reads that tensor instead.
+    src.record_stream(stream)
+    return X
+
+
+@gpu
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_spmm_runs_on_a_non_default_torch_stream(reduce):
+    S = random_graph(41, n=400, m=300, density=0.05, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(42).integers(-4, 5, (300, 40)).astype(np.float32))
+    want = reference(S, X_host, reduce)
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    s = torch.cuda.Stream()
+    X = _slow_input(X_host, s)
+    with torch.cuda.stream(s):
+        assert geblas.current_stream("cuda:0") == s.cuda_stream
+        Y = gt.spmm(A, X, reduce)
+        got = Y.cpu()  # on s: after the product
+    assert torch.equal(got, want)
+
+
+@gpu
+def test_spmm_needs_no_host_synchronisation(monkeypatch):
+    S = random_graph(43, n=300, density=0.05, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(44).integers(-4, 5, (300, 16)).astype(np.float32))
+    G_host = torch.from_numpy(np.random.default_rng(45).integers(-3, 4, (300, 16)).astype(np.float32))
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    At = torch.from_numpy(S.toarray()).t().contiguous()
+    s = torch.cuda.Stream()
+    X = _slow_input(X_host, s)
+    G = G_host.to("cuda")
+    # Builds A's caches (its transpose for the backward): a host wait once per matrix.
+    warm = X_host.to("cuda").requires_grad_(True)
+    gt.spmm(A, warm, "sum").backward(G)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a host synchronisation was made")
+
+    monkeypatch.setattr(torch.cuda, "synchronize", refuse)
+    monkeypatch.setattr(torch.cuda.Stream, "synchronize", refuse)
+    monkeypatch.setattr(torch.cuda.Event, "synchronize", refuse)
+    monkeypatch.setattr(geblas._geblas, "synchronize", refuse)
+    before = geblas.transfer_counts()
+    with torch.cuda.stream(s):
+        Xg = X.clone().requires_grad_(True)
+        Y = gt.spmm(A, Xg, "sum")
+        Y.backward(G)
+        after = geblas.transfer_counts()  # no copy to the host inside geblas either
+        got_y, got_dx = Y.detach().cpu(), Xg.grad.cpu()
+    monkeypatch.undo()
+    assert after["device_to_host_copies"] == before["device_to_host_copies"]
+    assert torch.equal(got_y, reference(S, X_host, "sum"))
+    assert torch.equal(got_dx, At @ G_host)
+
+
+@gpu
+def test_results_exported_on_one_stream_wait_for_it_on_another():
+    S = random_graph(47, n=200, density=0.05, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(48).integers(-4, 5, (200, 8)).astype(np.float32))
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    s = torch.cuda.Stream()
+    X = _slow_input(X_host, s)
+    with torch.cuda.stream(s), geblas._TorchStreams([X]):
+        # The raw binding, so that the result stays an Exported made on s; the package's
+        # wrappers enter _TorchStreams themselves (without it the product would be queued
+        # on geblas's own stream, which does not wait for s).
+        r = geblas._geblas.mxm(A, X)
+    # Taken on the default stream: __dlpack__ waits for s before handing the data over.
+    Y = torch.utils.dlpack.from_dlpack(r)
+    want = torch.from_numpy(S.toarray()) @ X_host
+    assert torch.allclose(Y.cpu(), want, rtol=1e-6, atol=1e-5)
+
+
+@gpu
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("F", [1, 7, 32, 130])
+def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
+    # Integer features in a small range: most outputs are ties. The GPU forward (float32
+    # kernel with its argument) and the CPU forward (int64 packed keys) must agree on every
+    # value and send every gradient to the same neighbour.
+    S = random_graph(51 + F, n=300, density=0.06, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(52).integers(-2, 3, (300, F)).astype(np.float32))
+    G_host = torch.from_numpy(np.random.default_rng(53).integers(1, 5, (300, F)).astype(np.float32))
+    results = []
+    for device in ("cpu", "cuda:0"):
+        A = geblas.Matrix.from_scipy(S, device=device)
+        # A copy per device, so that X is a leaf there: X_host.to("cpu") is X_host itself,
+        # and a requires_grad X_host would make the cuda copy a non-leaf without .grad.
+        X = X_host.to(device, copy=True).requires_grad_(True)
+        Y = gt.spmm(A, X, reduce)
+        Y.backward(G_host.to(device))
+        results.append((Y.detach().cpu(), X.grad.cpu()))
+    (y_cpu, dx_cpu), (y_gpu, dx_gpu) = results
+    assert torch.equal(y_gpu, reference(S, X_host, reduce))
+    assert torch.equal(y_gpu, y_cpu)
+    assert torch.equal(dx_gpu, dx_cpu)
+
+
+@gpu
+def test_spmm_arg_refuses_bad_operands():
+    S = random_graph(61, n=20, density=0.2, unit=True, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    X = torch.ones((20, 4), device="cuda")
+    Y = torch.empty((20, 4), device="cuda")
+    with pytest.raises(geblas.DomainMismatch):
+        geblas._geblas._spmm_arg(A, X, Y, torch.empty((20, 4), dtype=torch.int64, device="cuda"), "max")
+    with pytest.raises(geblas.DimensionMismatch):
+        geblas._geblas._spmm_arg(A, X, Y, torch.empty((19, 4), dtype=torch.int32, device="cuda"), "max")
+    with pytest.raises(geblas.InvalidValue):
+        geblas._geblas._spmm_arg(A, X, Y, torch.empty((20, 4), dtype=torch.int32, device="cuda"), "sum")

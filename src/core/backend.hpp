@@ -143,12 +143,16 @@ struct SelectPredicate {
 struct Backend {
   const char* name;
 
-  // memory (ordinal: the device's index; ignored on the CPU)
+  // memory (ordinal: the device's index; ignored on the CPU). On CUDA every entry works on
+  // the calling thread's current stream for the device (cuda::stream(), which honours
+  // geblas::cuda::StreamGuard); a free is ordered after the work of the stream that
+  // allocated by the guards' own ordering (<geblas/stream.hpp>).
   void* (*allocate)(std::size_t bytes, int ordinal);
   void (*deallocate)(void* ptr, int ordinal) noexcept;
   void (*zero)(void* ptr, std::size_t bytes, int ordinal);
   // Copies where either side is on this backend's devices (the CPU backend: host only).
   void (*copy)(void* dst, Device dst_device, const void* src, Device src_device, std::size_t bytes);
+  // Waits for the calling thread's current stream for the device.
   void (*synchronize)(int ordinal);
 
   // products
@@ -297,6 +301,14 @@ const Backend* cuda_backend();
 // The backend for `device`; throws InvalidValue when it is not available (no CUDA
 // backend compiled, no such device).
 GEBLAS_API const Backend& backend_for(Device device);
+
+// The hooks of geblas::cuda::StreamGuard (src/core/stream.cpp), defined by src/cuda or
+// src/cuda_off: the device's own stream (as void*; set up on first use), and the same
+// after checking that `stream` is a stream of device `ordinal` (InvalidValue otherwise).
+// cuda_stream_wait (geblas/detail/stream_state.hpp) orders a guard's stream with the one
+// it replaces.
+void* cuda_own_stream(int ordinal);
+void* cuda_check_stream(int ordinal, void* stream);
 
 // Calls through an entry, or throws NotImplemented("<op> on <device>").
 template <class Fn>

@@ -15,6 +15,10 @@ std::atomic<std::uint64_t> g_builds{0};
 void count_derived_build() { g_builds.fetch_add(1, std::memory_order_relaxed); }
 std::uint64_t derived_builds() { return g_builds.load(std::memory_order_relaxed); }
 
+void finish_derived_build(Device device) {
+  if (device.is_cuda()) backend_for(device).synchronize(device.ordinal());
+}
+
 std::shared_ptr<const SparseStorage> cached_transpose(const SparseStorage& A) {
   return derived<SparseStorage>(A, "transpose", [&] {
     SparseStorage T;

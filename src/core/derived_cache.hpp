@@ -22,10 +22,19 @@ struct DerivedCache {
 // Counts a build (geblas/detail/derived_stats.hpp).
 void count_derived_build();
 
+// Called after a build, before its result is stored: on a CUDA device, waits for the
+// building thread's current stream. A stored entry is read by any thread on any stream
+// (geblas::cuda::StreamGuard) with no event to wait on, so its device data must be
+// complete before another thread can find it. A build happens once per matrix and key.
+void finish_derived_build(Device device);
+
 // The entry `key` of A's cache, built by `build()` (returning a V) the first time.
 // The lock is not held while building: a build may itself use A's cache (a row scaling
 // of A' asks for A's transpose, an SpMM inside a build asks for row statistics). Two
-// threads may then build the same entry at once; the first one stored is kept.
+// threads may then build the same entry at once; the first one stored is kept. An
+// entry's device data is complete when it is stored (finish_derived_build), so it is
+// safe to read from any stream; entries are read-only once stored, except scratch that
+// is reused only on geblas's own stream (cuda::on_own_stream).
 template <class V, class Build>
 std::shared_ptr<const V> derived(const SparseStorage& A, const std::string& key, Build&& build) {
   DerivedCache* cache = A.derived.get();
@@ -36,6 +45,7 @@ std::shared_ptr<const V> derived(const SparseStorage& A, const std::string& key,
   }
   count_derived_build();
   std::shared_ptr<const void> value = std::make_shared<const V>(build());
+  finish_derived_build(A.device);
   std::lock_guard<std::mutex> lock(cache->mutex);
   auto it = cache->entries.emplace(key, std::move(value)).first;
   return std::static_pointer_cast<const V>(it->second);

@@ -1,12 +1,16 @@
 // Built without CUDA: no CUDA SpMM variants exist.
 #include "cuda/spmm/policy/tc_cost_model.hpp"
 #include "cuda/spmm/window_plan_info.hpp"
+#include "geblas/detail/spmm_arg.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 #include "geblas/error.hpp"
 
 namespace geblas::detail {
 std::vector<std::string> cuda_spmm_variant_names() { return {}; }
 void* cuda_stream_handle(int) { return nullptr; }
+void cuda_spmm_arg_extreme(const SparseStorage&, const DenseStorage&, DenseStorage&, DenseStorage&, bool) {
+  throw NotImplemented("spmm_arg_extreme: libgeblas.so was built without CUDA");
+}
 // Unreachable: without CUDA no matrix lives on a CUDA device (the core checks first).
 WindowPlanInfo cuda::window_plan_info(const SparseStorage&, Index) {
   throw NotImplemented("window_plan_info: libgeblas.so was built without CUDA");

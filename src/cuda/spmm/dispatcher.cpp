@@ -16,6 +16,7 @@ namespace geblas::detail::cuda::spmm {
 namespace {
 
 // Device memory kept with A for the variants that need scratch space; grows, never shrinks.
+// Shared by every call on geblas's own stream, which orders them.
 struct WorkspaceSlot {
   struct State {
     std::mutex mutex;
@@ -24,13 +25,31 @@ struct WorkspaceSlot {
   std::shared_ptr<State> state = std::make_shared<State>();
 };
 
-void* workspace_for(const SparseStorage& A, std::size_t bytes) {
-  if (bytes == 0) return nullptr;
+// The scratch of one launch. On geblas's own stream it is A's cached buffer, and the lock
+// is held until the kernel is queued: a concurrent call that grows the buffer then
+// queues the free of the old one behind this kernel. On a caller's stream (StreamGuard)
+// it is a buffer of this call, allocated and freed in that stream's order, since another
+// stream's kernel may be using A's buffer at the same time.
+struct Workspace {
+  std::unique_lock<std::mutex> lock;
+  RawBuffer own;
+  void* data = nullptr;
+};
+
+Workspace workspace_for(const SparseStorage& A, std::size_t bytes) {
+  Workspace w;
+  if (bytes == 0) return w;
+  if (!on_own_stream(A.device.ordinal())) {
+    w.own = RawBuffer(bytes, A.device);
+    w.data = w.own.data();
+    return w;
+  }
   auto slot = derived<WorkspaceSlot>(A, "spmm_ws", [] { return WorkspaceSlot{}; });
   WorkspaceSlot::State& st = *slot->state;
-  std::lock_guard<std::mutex> lock(st.mutex);
+  w.lock = std::unique_lock<std::mutex>(st.mutex);
   if (st.buffer.bytes() < bytes) st.buffer = RawBuffer(bytes, A.device);
-  return st.buffer.data();
+  w.data = st.buffer.data();
+  return w;
 }
 
 }  // namespace
@@ -137,8 +156,8 @@ void mxm_sparse_dense(const SpmmArgs& args) {
   }
   if (p.m == 0 || p.n == 0) return;
   DeviceGuard guard(p.device);
-  void* ws = workspace_for(A, v->workspace_bytes(p));
-  v->run(p, ws, stream(p.device));
+  const Workspace ws = workspace_for(A, v->workspace_bytes(p));
+  v->run(p, ws.data, stream(p.device));
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -128,19 +128,26 @@ std::shared_ptr<const UnitPlan> plan_for(const SparseStorage& A, int S) {
 
 // Arrival counters for folding pieces inside the kernel: one per (cut row, column tile),
 // zero between calls (the warp that folds a row resets its counter). Kept with A per
-// (S, tiles), since the cut rows depend on S and the tiles on N.
+// (S, tiles), since the cut rows depend on S and the tiles on N, for the calls on geblas's
+// own stream (which orders them); a call on a caller's stream takes zeroed counters of
+// its own, since two streams' kernels counting in one array would fold too early.
 struct FoldCounters {
   mutable RawBuffer counts;  // written by the kernels, never reallocated
 };
 
+FoldCounters zeroed_counters(const SparseStorage& A, Index cut_count, Index tiles) {
+  FoldCounters f;
+  const std::size_t bytes = static_cast<std::size_t>(cut_count * tiles) * sizeof(unsigned);
+  f.counts = RawBuffer(bytes, A.device);
+  if (bytes) zero_bytes(f.counts.data(), A.device, bytes);
+  return f;
+}
+
 std::shared_ptr<const FoldCounters> counters_for(const SparseStorage& A, int S, Index cut_count, Index tiles) {
-  return derived<FoldCounters>(A, "spmm_nnz_count:" + std::to_string(S) + ":" + std::to_string(tiles), [&] {
-    FoldCounters f;
-    const std::size_t bytes = static_cast<std::size_t>(cut_count * tiles) * sizeof(unsigned);
-    f.counts = RawBuffer(bytes, A.device);
-    if (bytes) zero_bytes(f.counts.data(), A.device, bytes);
-    return f;
-  });
+  if (!on_own_stream(A.device.ordinal()))
+    return std::make_shared<const FoldCounters>(zeroed_counters(A, cut_count, tiles));
+  return derived<FoldCounters>(A, "spmm_nnz_count:" + std::to_string(S) + ":" + std::to_string(tiles),
+                               [&] { return zeroed_counters(A, cut_count, tiles); });
 }
 
 // Lanes per entry slot: as row_split (the narrowest cover of N), at most `max_lanes`.

@@ -1,0 +1,22 @@
+// The max / min SpMM that also records its argument, for the backward pass of max / min
+// aggregation (geblas.torch.spmm reduce="max" / "min"): the gradient of Y(i, f) goes to
+// the X(k, f) that won. Not part of the stable API.
+#pragma once
+
+#include "geblas/config.hpp"
+#include "geblas/detail/storage.hpp"
+
+namespace geblas::detail {
+
+// Y(i, f) = max (or min, with max = false) over the stored A(i, k) of A(i, k) * X(k, f),
+// and arg(i, f) = the column k that gave it. Ties go to the smallest k (the first in the
+// row), with IEEE comparisons: -0 and +0 tie, a NaN term never replaces an earlier term and
+// is replaced by no later one when it comes first. A row without entries gives Y = 0 and
+// arg = -1 (torch_scatter's convention). A: float32 CSR on a CUDA device; X (A.ncols x F),
+// Y (A.nrows x F, float32) and arg (A.nrows x F, int32) row-major on A's device. Queued on
+// this thread's current stream (geblas::cuda::StreamGuard). InvalidValue / DomainMismatch /
+// DimensionMismatch / DeviceMismatch name the operand at fault; NotImplemented without CUDA.
+GEBLAS_API void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg,
+                                      bool max);
+
+}  // namespace geblas::detail
