@@ -35,6 +35,7 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
+        if (!in_sweep(combo)) continue;
         const bool add = combo & 1, use_accum = combo & 2, replace = combo & 4, ta = combo & 8, tb = combo & 16;
         const detail::EwiseKind kind = add ? detail::EwiseKind::add : detail::EwiseKind::mult;
         Options o;

@@ -30,6 +30,7 @@ void run_all(const std::vector<Dims>& dims, const std::vector<Index>& offsets, S
         for (MaskCase mc : all_mask_cases) {
           ++combo;
           ++seed;
+          if (!in_sweep(combo)) continue;
           const bool use_accum = combo & 1, replace = combo & 2, ta = combo & 4;
           const T thr = std::is_same_v<T, bool> ? T(k != 0) : T(k);
           const auto keep = ref::predicate<T>(name, k, thr);

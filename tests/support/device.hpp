@@ -10,4 +10,13 @@ namespace geblas::test {
 
 Device device();
 
+// Every how many combinations of an all-operator sweep this device runs: 1 on the CPU;
+// more on the GPU, where each case pays allocation and synchronisation (the full sweeps
+// of ewise, select and extract took minutes there). The skipped combinations keep their
+// seeds, so a GPU case is the CPU case of the same seed; an odd stride keeps every
+// pattern of the flags drawn from the combination's bits.
+int sweep_stride();
+
+inline bool in_sweep(int combo) { return combo % sweep_stride() == 0; }
+
 }  // namespace geblas::test

@@ -2,3 +2,5 @@
 #include "support/device.hpp"
 
 geblas::Device geblas::test::device() { return geblas::Device::cpu(); }
+
+int geblas::test::sweep_stride() { return 1; }

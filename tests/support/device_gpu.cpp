@@ -3,3 +3,5 @@
 #include "support/device.hpp"
 
 geblas::Device geblas::test::device() { return geblas::Device::cuda(0); }
+
+int geblas::test::sweep_stride() { return 3; }
