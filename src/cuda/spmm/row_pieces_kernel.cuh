@@ -45,28 +45,17 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   if (w >= unit_count) return;
   const int lane = threadIdx.x & 31;
   const Unit u = units[w];
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+  for_each_tile<V>(ops, op.n, log_w, lane, [&](Index j, bool active, T(&acc)[V]) {
     warp_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, acc);
-    if (!active || (lane >> log_w) != 0) continue;
+    if (!active || (lane >> log_w) != 0) return;
     if (u.piece < 0) write_row(op, ops, u.row, j, u.beg == u.end, acc);
     else store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
-  }
+  });
 }
 
 // The grid of the main kernel: a warp per work item, column tiles as the slow dimension.
 inline LaunchShape row_pieces_shape(Index unit_count, Index n, int v) {
-  const int log_w = log2_of(slot_lanes(n, v));
-  const Index per_block = RowPiecesPolicy::block_threads / 32;
-  const Index tile_width = static_cast<Index>(v) << log_w;
-  const Index tiles = (n + tile_width - 1) / tile_width;
-  return {grid_limit((unit_count + per_block - 1) / per_block), static_cast<unsigned>(tiles < 65535 ? tiles : 65535),
-          log_w};
+  return tile_grid(unit_count, RowPiecesPolicy::block_threads / 32, n, v, log2_of(tile_lanes(n, v)));
 }
 
 }  // namespace geblas::detail::cuda::spmm
