@@ -129,13 +129,8 @@ class NcclTransport final : public Transport {
   void start(const std::vector<RankTransfers>& per_local) override {
     check_usable("dist exchange");
     // the transfers read what geblas's stream wrote (packed rows) and write what it
-    // will read: order them after everything queued there so far
-    for (std::size_t k = 0; k < ranks_.size(); ++k) {
-      Guard g(devices_[k]);
-      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
-      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
-    }
+    // will read
+    order_after_geblas_streams();
     nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
@@ -182,6 +177,16 @@ class NcclTransport final : public Transport {
  private:
   std::chrono::nanoseconds timeout() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(opt_.timeout_s));
+  }
+
+  // Orders each NCCL stream after everything queued so far on geblas's stream of its device.
+  void order_after_geblas_streams() {
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
+      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
+    }
   }
 
   void group_call(ncclResult_t r, const char* what, std::size_t k) {
