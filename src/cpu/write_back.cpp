@@ -74,12 +74,7 @@ void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o) {
   std::vector<std::vector<ColIndex>> rows_c(static_cast<std::size_t>(m));
   visit_type(C.type, [&]<class V>() {
     std::vector<std::vector<V>> rows_v(static_cast<std::size_t>(m));
-    const Index* cro = C.row_offsets.as<Index>();
-    const ColIndex* cci = C.col_indices.as<ColIndex>();
-    const V* cv = C.values.as<V>();
-    const Index* tro = T.row_offsets.as<Index>();
-    const ColIndex* tci = T.col_indices.as<ColIndex>();
-    const V* tv = T.values.as<V>();
+    const CsrView<V> c = csr_view<V>(C), t = csr_view<V>(T);
     with_accum<V>(o, [&]<class Op>() {
 #pragma omp parallel if (parallel_rows(m))
       {
@@ -89,23 +84,30 @@ void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o) {
           if (!mask.empty()) mask.fill(i, flags.data(), n);
           auto& oc = rows_c[static_cast<std::size_t>(i)];
           auto& ov = rows_v[static_cast<std::size_t>(i)];
-          Index pc = cro[i], pt = tro[i];
-          const Index ec = cro[i + 1], et = tro[i + 1];
+          Index pc = c.row_offsets[i], pt = t.row_offsets[i];
+          const Index ec = c.row_offsets[i + 1], et = t.row_offsets[i + 1];
           // Merge the two sorted rows; z = accum(C, T) where both exist, else the one present.
           while (pc < ec || pt < et) {
-            const ColIndex jc = pc < ec ? cci[pc] : ColIndex(n);
-            const ColIndex jt = pt < et ? tci[pt] : ColIndex(n);
+            const ColIndex jc = pc < ec ? c.col_indices[pc] : ColIndex(n);
+            const ColIndex jt = pt < et ? t.col_indices[pt] : ColIndex(n);
             const ColIndex j = jc < jt ? jc : jt;
             const bool in_c = jc == j, in_t = jt == j;
             const bool allowed = flags[static_cast<std::size_t>(j)] != 0;
             if (allowed) {
               // Z = accum ? C (+) T : T
-              if (in_t && in_c && has_accum) { oc.push_back(j); ov.push_back(Op::apply(cv[pc], tv[pt])); }
-              else if (in_t) { oc.push_back(j); ov.push_back(tv[pt]); }
-              else if (in_c && has_accum) { oc.push_back(j); ov.push_back(cv[pc]); }
+              if (in_t && in_c && has_accum) {
+                oc.push_back(j);
+                ov.push_back(Op::apply(c.values[pc], t.values[pt]));
+              } else if (in_t) {
+                oc.push_back(j);
+                ov.push_back(t.values[pt]);
+              } else if (in_c && has_accum) {
+                oc.push_back(j);
+                ov.push_back(c.values[pc]);
+              }
             } else if (in_c && !o.replace) {
               oc.push_back(j);
-              ov.push_back(cv[pc]);
+              ov.push_back(c.values[pc]);
             }
             if (in_c) ++pc;
             if (in_t) ++pt;

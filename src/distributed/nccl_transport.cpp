@@ -138,13 +138,8 @@ class NcclTransport final : public Transport {
   void start(const std::vector<RankTransfers>& per_local) override {
     check_usable("dist exchange");
     // the transfers read what geblas's stream wrote (packed rows) and write what it
-    // will read: order them after everything queued there so far
-    for (std::size_t k = 0; k < ranks_.size(); ++k) {
-      Guard g(devices_[k]);
-      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
-      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
-    }
+    // will read
+    order_after_geblas_streams();
     nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
@@ -197,13 +192,7 @@ class NcclTransport final : public Transport {
           "cudaMallocHost");
       host_sum_.assign(static_cast<std::size_t>(count), 0.0);
     }
-    // after the work queued on geblas's stream (which already waits for the exchange)
-    for (std::size_t k = 0; k < ranks_.size(); ++k) {
-      Guard g(devices_[k]);
-      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
-      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
-    }
+    order_after_geblas_streams();  // (geblas's stream already waits for the exchange)
     nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
@@ -257,6 +246,16 @@ class NcclTransport final : public Transport {
         abort_all(std::string(what) + " on rank " + std::to_string(ranks_[k]) + " did not finish within " +
                   std::to_string(opt_.timeout_s) + " s (a peer is missing, failed or waits for other messages)");
       pause_after(since);
+    }
+  }
+
+  // Orders each NCCL stream after everything queued so far on geblas's stream of its device.
+  void order_after_geblas_streams() {
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      cuda_check(cudaEventRecord(ready_[k], gs), "cudaEventRecord");
+      cuda_check(cudaStreamWaitEvent(streams_[k], ready_[k], 0), "cudaStreamWaitEvent");
     }
   }
 

@@ -148,14 +148,7 @@ void assign_vector(VectorResult& Z, const VectorStorage& w, const VectorStorage*
   DenseVec wd = densify(w, c);
   DenseVec ud;
   if (u) ud = densify(*u, c);
-  VectorResult r;
-  r.t.size = n;
-  r.t.nvals = n;
-  r.t.dense = true;
-  r.t.type = w.type;
-  r.t.device = c.device;
-  r.t.values = temp_bytes(n, size_of(w.type), c.device);
-  r.present = temp<std::uint8_t>(n, c.device);
+  VectorResult r = dense_result(n, w.type, true, c);
   visit_type(w.type, [&]<class V>() {
     assign_vector_typed<V>(r.t.values.as<V>(), r.present.as<std::uint8_t>(), wd, u ? &ud : nullptr, scalar, indices,
                            n, accum, c.stream);

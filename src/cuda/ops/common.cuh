@@ -235,9 +235,42 @@ DenseVec densify(const VectorResult& t, const Ctx& c);
 // A sparse vector of `size` holding the present entries of (values, present).
 VectorStorage compact_vector(Index size, const void* values, const std::uint8_t* present, TypeId type, const Ctx& c);
 
+// A dense result vector of n entries of `type`, values not initialised; with_presence adds
+// the presence bytes of an operation whose result may miss entries (also not initialised).
+VectorResult dense_result(Index n, TypeId type, bool with_presence, const Ctx& c);
+
 // A sparse storage / vector with buffers of the given sizes, nothing initialised.
 SparseStorage new_sparse(Index m, Index n, Index nvals, TypeId type, Device d);
 DenseStorage new_dense(Index m, Index n, Layout layout, TypeId type, Device d);
+
+// A sparse m x n matrix of V built row by row: rows(i, emit) calls emit(j, x) for each entry
+// of row i in column order. It runs twice per row, in a count pass and a fill pass around a
+// prefix sum, and must emit the same entries both times.
+template <class V, class Rows>
+SparseStorage sparse_from_rows(Index m, Index n, TypeId type, const Ctx& c, Rows rows) {
+  RawBuffer counts_buf = temp<Index>(m + 1, c.device);
+  Index* counts = counts_buf.as<Index>();
+  for_each(m, c.stream, [=] __device__(Index i) {
+    Index k = 0;
+    rows(i, [&](Index, V) { ++k; });
+    counts[i] = k;
+  });
+  const Index nvals = counts_to_offsets(counts, m, c.stream);
+  SparseStorage out = new_sparse(m, n, nvals, type, c.device);
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(out.row_offsets.data(), counts, static_cast<std::size_t>(m + 1) * sizeof(Index),
+                                    cudaMemcpyDeviceToDevice, c.stream));
+  ColIndex* oci = out.col_indices.as<ColIndex>();
+  V* ov = out.values.as<V>();
+  for_each(m, c.stream, [=] __device__(Index i) {
+    Index p = counts[i];
+    rows(i, [&](Index j, V x) {
+      oci[p] = static_cast<ColIndex>(j);
+      ov[p] = x;
+      ++p;
+    });
+  });
+  return out;
+}
 
 // The transpose of a CSR matrix (also the backend entry).
 void transpose_sparse(SparseStorage& T, const SparseStorage& A);

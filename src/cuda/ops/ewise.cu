@@ -10,61 +10,40 @@
 namespace geblas::detail::cuda::ops {
 namespace {
 
-// Row i of A op B in column order, as emit(j, value).
-template <class V, class Emit>
-__device__ void ewise_row(Index i, Index n, const Index* aro, const ColIndex* aci, const V* av, const Index* bro,
-                          const ColIndex* bci, const V* bv, BinaryOpId op, bool add, Emit&& emit) {
-  Index pa = aro[i], pb = bro[i];
-  const Index ea = aro[i + 1], eb = bro[i + 1];
-  while (pa < ea || pb < eb) {
-    const Index ja = pa < ea ? aci[pa] : n;
-    const Index jb = pb < eb ? bci[pb] : n;
-    if (ja == jb) {
-      emit(ja, binop_apply<V>(op, av[pa], bv[pb]));
-      ++pa;
-      ++pb;
-    } else if (ja < jb) {
-      if (add) emit(ja, av[pa]);
-      ++pa;
-    } else {
-      if (add) emit(jb, bv[pb]);
-      ++pb;
+// The rows of A op B (sparse_from_rows): row i of A merged with row i of B in column order.
+template <class V>
+struct EwiseRows {
+  Index n;
+  CsrView<V> a, b;
+  BinaryOpId op;
+  bool add;  // union (ewise_add); else intersection (ewise_mult)
+
+  template <class Emit>
+  __device__ void operator()(Index i, Emit&& emit) const {
+    Index pa = a.row_offsets[i], pb = b.row_offsets[i];
+    const Index ea = a.row_offsets[i + 1], eb = b.row_offsets[i + 1];
+    while (pa < ea || pb < eb) {
+      const Index ja = pa < ea ? a.col_indices[pa] : n;
+      const Index jb = pb < eb ? b.col_indices[pb] : n;
+      if (ja == jb) {
+        emit(ja, binop_apply<V>(op, a.values[pa], b.values[pb]));
+        ++pa;
+        ++pb;
+      } else if (ja < jb) {
+        if (add) emit(ja, a.values[pa]);
+        ++pa;
+      } else {
+        if (add) emit(jb, b.values[pb]);
+        ++pb;
+      }
     }
   }
-}
+};
 
 template <class V>
 void ewise_sparse_typed(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, BinaryOpId op, bool add,
                         const Ctx& c) {
-  const Index m = A.nrows, n = A.ncols;
-  const Index* aro = A.row_offsets.as<Index>();
-  const ColIndex* aci = A.col_indices.as<ColIndex>();
-  const V* av = A.values.as<V>();
-  const Index* bro = B.row_offsets.as<Index>();
-  const ColIndex* bci = B.col_indices.as<ColIndex>();
-  const V* bv = B.values.as<V>();
-  RawBuffer counts_buf = temp<Index>(m + 1, c.device);
-  Index* counts = counts_buf.as<Index>();
-  for_each(m, c.stream, [=] __device__(Index i) {
-    Index k = 0;
-    ewise_row<V>(i, n, aro, aci, av, bro, bci, bv, op, add, [&](Index, V) { ++k; });
-    counts[i] = k;
-  });
-  const Index nvals = counts_to_offsets(counts, m, c.stream);
-  SparseStorage out = new_sparse(m, n, nvals, A.type, c.device);
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(out.row_offsets.data(), counts, static_cast<std::size_t>(m + 1) * sizeof(Index),
-                                    cudaMemcpyDeviceToDevice, c.stream));
-  ColIndex* oci = out.col_indices.as<ColIndex>();
-  V* ov = out.values.as<V>();
-  for_each(m, c.stream, [=] __device__(Index i) {
-    Index p = counts[i];
-    ewise_row<V>(i, n, aro, aci, av, bro, bci, bv, op, add, [&](Index j, V x) {
-      oci[p] = static_cast<ColIndex>(j);
-      ov[p] = x;
-      ++p;
-    });
-  });
-  T = std::move(out);
+  T = sparse_from_rows<V>(A.nrows, A.ncols, A.type, c, EwiseRows<V>{A.ncols, csr_view<V>(A), csr_view<V>(B), op, add});
 }
 
 template <class V>
@@ -111,15 +90,8 @@ void ewise_vector(VectorResult& t, const VectorStorage& u, const VectorStorage& 
   Ctx c(u.device);
   const Index n = u.size;
   DenseVec ud = densify(u, c), vd = densify(v, c);
-  VectorResult r;
-  r.t.size = n;
-  r.t.nvals = n;
-  r.t.dense = true;
-  r.t.type = u.type;
-  r.t.device = c.device;
-  r.t.values = temp_bytes(n, size_of(u.type), c.device);
   const bool all_present = u.dense && v.dense;
-  if (!all_present) r.present = temp<std::uint8_t>(n, c.device);
+  VectorResult r = dense_result(n, u.type, !all_present, c);
   visit_type(u.type, [&]<class V>() {
     ewise_vector_typed<V>(r.t.values.data(), all_present ? nullptr : r.present.as<std::uint8_t>(), ud, vd, n, op,
                           kind == EwiseKind::add, c.stream);

@@ -121,14 +121,7 @@ void extract_vector(VectorResult& t, const VectorStorage& u, const IndexArray& i
   Ctx c(u.device);
   const Index n = indices.all ? u.size : indices.count;
   DenseVec ud = densify(u, c);
-  VectorResult r;
-  r.t.size = n;
-  r.t.nvals = n;
-  r.t.dense = true;
-  r.t.type = u.type;
-  r.t.device = c.device;
-  r.t.values = temp_bytes(n, size_of(u.type), c.device);
-  if (!u.dense) r.present = temp<std::uint8_t>(n, c.device);
+  VectorResult r = dense_result(n, u.type, !u.dense, c);
   visit_type(u.type, [&]<class V>() {
     extract_vector_typed<V>(r.t.values.as<V>(), ud, u.dense ? nullptr : r.present.as<std::uint8_t>(), indices, n,
                             c.stream);

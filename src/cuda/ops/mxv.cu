@@ -133,25 +133,13 @@ void init_identity(T* t, Index m, cudaStream_t s) {
   for_each(m, s, [=] __device__(Index i) { t[i] = S::identity(); });
 }
 
-VectorResult dense_result(Index m, TypeId type, const Ctx& c) {
-  VectorResult r;
-  r.t.size = m;
-  r.t.nvals = m;
-  r.t.dense = true;
-  r.t.type = type;
-  r.t.device = c.device;
-  r.t.values = temp_bytes(m, size_of(type), c.device);
-  r.present = temp<std::uint8_t>(m, c.device);
-  return r;
-}
-
 }  // namespace
 
 void mxv_pull(const MxvArgs& args) {
   const SparseStorage& A = *args.A;
   Ctx c(A.device);
   const Index m = A.nrows;
-  VectorResult r = dense_result(m, A.type, c);
+  VectorResult r = dense_result(m, A.type, true, c);
   DenseVec u = densify(*args.u, c);
   const MaskView mask = args.mask ? mask_view(*args.mask) : MaskView{};
   const double mean = m ? static_cast<double>(A.nvals) / static_cast<double>(m) : 0.0;
@@ -184,7 +172,7 @@ void mxv_push(const MxvArgs& args) {
   const SparseStorage& At = *args.A;  // M', n x m
   Ctx c(At.device);
   const Index m = At.ncols;
-  VectorResult r = dense_result(m, At.type, c);
+  VectorResult r = dense_result(m, At.type, true, c);
   const MaskView mask = args.mask ? mask_view(*args.mask) : MaskView{};
   if (args.record) {
     args.record->variant = "warp_scatter";

@@ -88,6 +88,18 @@ SparseStorage new_sparse(Index m, Index n, Index nvals, TypeId type, Device d) {
   return s;
 }
 
+VectorResult dense_result(Index n, TypeId type, bool with_presence, const Ctx& c) {
+  VectorResult r;
+  r.t.size = n;
+  r.t.nvals = n;
+  r.t.dense = true;
+  r.t.type = type;
+  r.t.device = c.device;
+  r.t.values = temp_bytes(n, size_of(type), c.device);
+  if (with_presence) r.present = temp<std::uint8_t>(n, c.device);
+  return r;
+}
+
 DenseStorage new_dense(Index m, Index n, Layout layout, TypeId type, Device d) {
   check_dimensions(m, n, "DenseMatrix");
   DenseStorage s;

@@ -125,14 +125,7 @@ void reduce_values_typed(ScalarBytes& result, const void* values, Index count, M
 
 void reduce_rows_sparse(VectorResult& t, const SparseStorage& A, MonoidId m) {
   Ctx c(A.device);
-  VectorResult r;
-  r.t.size = A.nrows;
-  r.t.nvals = A.nrows;
-  r.t.dense = true;
-  r.t.type = A.type;
-  r.t.device = c.device;
-  r.t.values = temp_bytes(A.nrows, size_of(A.type), c.device);
-  r.present = temp<std::uint8_t>(A.nrows, c.device);
+  VectorResult r = dense_result(A.nrows, A.type, true, c);
   if (A.nrows > 0)
     visit_type(A.type, [&]<class V>() {
       reduce_rows_sparse_typed<V>(r.t.values.as<V>(), r.present.as<std::uint8_t>(), A, m, c.stream);

@@ -32,64 +32,44 @@ void write_dense_typed(DenseStorage& C, const DenseStorage& T, const Index* rows
   });
 }
 
-// One row of Z = C<M, replace> accum T: calls emit(j, value) for each output entry in
-// column order. Shared by the count pass (emit counts) and the fill pass (emit writes).
-template <class V, class Emit>
-__device__ void merge_row(Index i, Index n, const Index* cro, const ColIndex* cci, const V* cv, const Index* tro,
-                          const ColIndex* tci, const V* tv, const MaskView& mask, BinaryOpId accum, bool replace,
-                          Emit&& emit) {
-  const bool has_accum = accum != BinaryOpId::none;
-  Index pc = cro[i], pt = tro[i];
-  const Index ec = cro[i + 1], et = tro[i + 1];
-  while (pc < ec || pt < et) {
-    const Index jc = pc < ec ? cci[pc] : n;
-    const Index jt = pt < et ? tci[pt] : n;
-    const Index j = jc < jt ? jc : jt;
-    const bool in_c = jc == j, in_t = jt == j;
-    if (mask.allows(i, j)) {
-      if (in_t && in_c && has_accum) emit(j, binop_apply<V>(accum, cv[pc], tv[pt]));
-      else if (in_t) emit(j, tv[pt]);
-      else if (in_c && has_accum) emit(j, cv[pc]);
-    } else if (in_c && !replace) {
-      emit(j, cv[pc]);
+// The rows of Z = C<M, replace> accum T (sparse_from_rows): row i of C merged with row i
+// of T in column order.
+template <class V>
+struct MergeRows {
+  Index n;
+  CsrView<V> c, t;
+  MaskView mask;
+  BinaryOpId accum;
+  bool replace;
+
+  template <class Emit>
+  __device__ void operator()(Index i, Emit&& emit) const {
+    const bool has_accum = accum != BinaryOpId::none;
+    Index pc = c.row_offsets[i], pt = t.row_offsets[i];
+    const Index ec = c.row_offsets[i + 1], et = t.row_offsets[i + 1];
+    while (pc < ec || pt < et) {
+      const Index jc = pc < ec ? c.col_indices[pc] : n;
+      const Index jt = pt < et ? t.col_indices[pt] : n;
+      const Index j = jc < jt ? jc : jt;
+      const bool in_c = jc == j, in_t = jt == j;
+      if (mask.allows(i, j)) {
+        if (in_t && in_c && has_accum) emit(j, binop_apply<V>(accum, c.values[pc], t.values[pt]));
+        else if (in_t) emit(j, t.values[pt]);
+        else if (in_c && has_accum) emit(j, c.values[pc]);
+      } else if (in_c && !replace) {
+        emit(j, c.values[pc]);
+      }
+      if (in_c) ++pc;
+      if (in_t) ++pt;
     }
-    if (in_c) ++pc;
-    if (in_t) ++pt;
   }
-}
+};
 
 template <class V>
 void write_sparse_typed(SparseStorage& C, const SparseStorage& T, const MaskView mask, BinaryOpId accum,
                         bool replace, const Ctx& c) {
-  const Index m = C.nrows, n = C.ncols;
-  const Index* cro = C.row_offsets.as<Index>();
-  const ColIndex* cci = C.col_indices.as<ColIndex>();
-  const V* cv = C.values.as<V>();
-  const Index* tro = T.row_offsets.as<Index>();
-  const ColIndex* tci = T.col_indices.as<ColIndex>();
-  const V* tv = T.values.as<V>();
-  RawBuffer counts_buf = temp<Index>(m + 1, c.device);
-  Index* counts = counts_buf.as<Index>();
-  for_each(m, c.stream, [=] __device__(Index i) {
-    Index k = 0;
-    merge_row<V>(i, n, cro, cci, cv, tro, tci, tv, mask, accum, replace, [&](Index, V) { ++k; });
-    counts[i] = k;
-  });
-  const Index nvals = counts_to_offsets(counts, m, c.stream);
-  SparseStorage out = new_sparse(m, n, nvals, C.type, c.device);
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(out.row_offsets.data(), counts, static_cast<std::size_t>(m + 1) * sizeof(Index),
-                                    cudaMemcpyDeviceToDevice, c.stream));
-  ColIndex* oci = out.col_indices.as<ColIndex>();
-  V* ov = out.values.as<V>();
-  for_each(m, c.stream, [=] __device__(Index i) {
-    Index p = counts[i];
-    merge_row<V>(i, n, cro, cci, cv, tro, tci, tv, mask, accum, replace, [&](Index j, V x) {
-      oci[p] = static_cast<ColIndex>(j);
-      ov[p] = x;
-      ++p;
-    });
-  });
-  C = std::move(out);
+  C = sparse_from_rows<V>(C.nrows, C.ncols, C.type, c,
+                          MergeRows<V>{C.ncols, csr_view<V>(C), csr_view<V>(T), mask, accum, replace});
 }
 
 // Decides every entry of w from (w, t): out_values / out_present get the result.

@@ -127,6 +127,16 @@ __device__ __forceinline__ void store_vec(T* p, const T (&in)[V]) {
   }
 }
 
+// acc (+)= a (x) b over V columns: one loaded row of B, widened to Ops::T as it is used.
+template <class Ops, int V>
+__device__ __forceinline__ void multiply_add(const Ops& ops, const typename Ops::T& a,
+                                             const typename Ops::Stored (&b)[V], typename Ops::T (&acc)[V]) {
+  typename Ops::T bw[V];
+  widen_vec(b, bw);
+#pragma unroll
+  for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(a, bw[v]));
+}
+
 // __shfl_sync for every value type geblas stores (bool and 64-bit integers included).
 template <class T>
 __device__ __forceinline__ T shfl(unsigned mask, T x, int src, int width = 32) {

@@ -8,6 +8,7 @@
 // atomics, so every semiring works). Inner loop and 16-byte loads as in row_split.
 #include "cuda/check.cuh"
 #include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/warp_row.cuh"  // tile_lanes, tile_grid
 
 namespace geblas::detail::cuda::spmm {
 namespace {
@@ -23,12 +24,6 @@ struct MergePathPolicy {
   static constexpr std::size_t max_carry_bytes = std::size_t{64} << 20;
   static constexpr int fixup_threads = 128;  // 4 slices x 32 columns per block
 };
-
-int group_for(Index n, int v) {
-  int g = 1;
-  while (g < 32 && static_cast<Index>(g) * v < n) g *= 2;
-  return g;
-}
 
 struct Slicing {
   Index items = 0;   // merge items per slice
@@ -166,18 +161,13 @@ template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const Slicing s = slicing(p);
-  const int group = group_for(p.n, V);
-  int log_group = 0;
-  while ((1 << log_group) < group) ++log_group;
+  const int log_group = log2_of(tile_lanes(p.n, V));
   auto* carry_row = static_cast<Index*>(workspace);
   auto* carry = reinterpret_cast<T*>(static_cast<char*>(workspace) + ((s.slices * sizeof(Index) + 255) / 256) * 256);
-  const Index per_block = MergePathPolicy::block_threads / group;
-  const Index tiles = (p.n + static_cast<Index>(group) * V - 1) / (static_cast<Index>(group) * V);
-  const dim3 grid(grid_limit((s.slices + per_block - 1) / per_block),
-                  static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
+  const LaunchShape g = tile_grid(s.slices, MergePathPolicy::block_threads >> log_group, p.n, V, log_group);
   const auto op = operands<T, RowMajor>(p);
-  merge_path_kernel<Ops, V, RowMajor><<<grid, MergePathPolicy::block_threads, 0, stream>>>(
-      op, ops, p.nnz, s.items, s.slices, group, log_group, carry_row, carry);
+  merge_path_kernel<Ops, V, RowMajor><<<dim3(g.grid_x, g.grid_y), MergePathPolicy::block_threads, 0, stream>>>(
+      op, ops, p.nnz, s.items, s.slices, 1 << log_group, log_group, carry_row, carry);
   GEBLAS_CUDA_CHECK_LAUNCH();
   const Index fix_blocks = (s.slices + 3) / 4;
   merge_fixup_kernel<Ops, RowMajor>
@@ -204,15 +194,8 @@ std::size_t workspace_bytes(const SpmmProblem& p) {
 
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::T);
-    if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, workspace, stream);
-      return launch<Ops, 1, true>(p, ops, workspace, stream);
-    } else {
-      launch<Ops, 1, RowMajor>(p, ops, workspace, stream);
-    }
-  });
+  with_vector_ops(
+      p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, workspace, stream); });
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ std::shared_ptr<const FoldCounters> counters_for(const SparseStorage& A, int S, 
 // Lanes per entry slot: as row_split (the narrowest cover of N), at most `max_lanes`.
 // Fewer lanes than N needs make column tiles narrower than N (more tiles, each slot
 // reading less of each row of B, so more rows of B fit in L1 at a time).
-int lanes_for(Index n, int v, int max_lanes) { return std::min(slot_lanes(n, v), max_lanes); }
+int lanes_for(Index n, int v, int max_lanes) { return std::min(tile_lanes(n, v), max_lanes); }
 
 // The unit's shape: `steps` rounds of U loads per slot, lanes per slot capped; pieces
 // folded inside the kernel (arrival counters) or by a second kernel.
@@ -197,13 +197,12 @@ NnzSplitLaunch prepare(const SpmmProblem& p, Split sp, int v) {
   l.units = plan->units.data();
   l.cut_rows = plan->cut_rows.data();
   l.log_w = log2_of(lanes_for(p.n, v, sp.max_lanes));
-  const Index per_block = NnzSplitPolicy::block_threads / 32;
-  const Index tile_width = static_cast<Index>(v) << l.log_w;
-  const Index tiles = (p.n + tile_width - 1) / tile_width;
-  l.grid_x = grid_limit((plan->unit_count + per_block - 1) / per_block);
-  l.grid_y = static_cast<unsigned>(tiles < 65535 ? tiles : 65535);
+  const LaunchShape g = tile_grid(plan->unit_count, NnzSplitPolicy::block_threads / 32, p.n, v, l.log_w);
+  l.grid_x = g.grid_x;
+  l.grid_y = g.grid_y;
   if (sp.fused_fold && plan->cut_count > 0) {
-    auto counters = counters_for(*p.matrix, S, plan->cut_count, tiles);
+    // a counter per cut row and column tile, all tiles (the kernel loops past grid y)
+    auto counters = counters_for(*p.matrix, S, plan->cut_count, tile_count(p.n, v, l.log_w));
     l.counters = counters->counts.as<unsigned>();
     l.keep = counters;
   }
@@ -246,16 +245,8 @@ template <int Steps, int MaxLanes, bool Fused, bool RowWise = false, bool FitWav
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   constexpr Split sp{Steps, MaxLanes, Fused, FitWaves};
   if (p.m == 0 || p.n == 0) return;
-  with_ops<Takes16::fast_vector>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::Stored);
-    if constexpr (is_16bit_stored<typename Ops::Stored>) {
-      launch<Ops, full, true, RowWise>(p, ops, sp, workspace, stream);  // can_implement: vector-aligned only
-    } else if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true, RowWise>(p, ops, sp, workspace, stream);
-      return launch<Ops, 1, true, RowWise>(p, ops, sp, workspace, stream);
-    } else {
-      launch<Ops, 1, RowMajor, RowWise>(p, ops, sp, workspace, stream);
-    }
+  with_vector_ops<Takes16::fast_vector>(p, [&]<class Ops, int V, bool RowMajor>(Ops ops) {
+    launch<Ops, V, RowMajor, RowWise>(p, ops, sp, workspace, stream);
   });
 }
 

@@ -49,6 +49,23 @@ __device__ __forceinline__ void emit(const Operands<typename Ops::Stored, RowMaj
   else store_vec<typename Ops::T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
 }
 
+// The staged entries e0 .. e0 + U - 1 below `limit`: their values of A into aa (1 past the
+// limit) and, on active lanes, their rows of B into b, every load issued before any is used.
+template <int U, class Ops, int V, bool RowMajor>
+__device__ __forceinline__ void load_staged(const Operands<typename Ops::Stored, RowMajor>& op, const ColIndex* sc,
+                                            const typename Ops::T* sv, int e0, int limit, bool active, Index j,
+                                            typename Ops::Stored (&b)[U][V], typename Ops::T (&aa)[U]) {
+#pragma unroll
+  for (int q = 0; q < U; ++q) {
+    const int e = e0 + q;
+    aa[q] = typename Ops::T(1);
+    if (e < limit) {
+      if constexpr (Ops::reads_a) aa[q] = sv[e];
+      if (active) load_vec<typename Ops::Stored, V>(op.b_at(sc[e], j), b[q]);
+    }
+  }
+}
+
 // The stretch walked row by row: each row's share of the stretch is its own loop with U
 // loads in flight and no row-boundary test per entry (the entry-by-entry walk tests every
 // entry and keeps the row switch, with its write, inside the unrolled body); a row's
@@ -124,24 +141,11 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
           for (int e0 = max(lo, rb); e0 < ee; e0 += U) {
             Stored b[U][V];
             T aa[U];
-#pragma unroll
-            for (int q = 0; q < U; ++q) {
-              const int e = e0 + q;
-              aa[q] = T(1);
-              if (e < ee) {
-                if constexpr (Ops::reads_a) aa[q] = sv[e];
-                if (active) load_vec<Stored, V>(op.b_at(sc[e], j), b[q]);
-              }
-            }
+            load_staged<U, Ops>(op, sc, sv, e0, ee, active, j, b, aa);
             if (active) {
 #pragma unroll
               for (int q = 0; q < U; ++q)
-                if (e0 + q < ee) {
-                  T bq[V];
-                  widen_vec(b[q], bq);
-#pragma unroll
-                  for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[q], bq[v]));
-                }
+                if (e0 + q < ee) multiply_add(ops, aa[q], b[q], acc);
             }
           }
           if (rb < lo) {
@@ -167,15 +171,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
     for (int e0 = lo; e0 < hi; e0 += U) {
       Stored b[U][V];
       T aa[U];
-#pragma unroll
-      for (int q = 0; q < U; ++q) {
-        const int e = e0 + q;
-        aa[q] = T(1);
-        if (e < hi) {
-          if constexpr (Ops::reads_a) aa[q] = sv[e];
-          if (active) load_vec<Stored, V>(op.b_at(sc[e], j), b[q]);
-        }
-      }
+      load_staged<U, Ops>(op, sc, sv, e0, hi, active, j, b, aa);
 #pragma unroll
       for (int q = 0; q < U; ++q) {
         const int e = e0 + q;
@@ -193,12 +189,7 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
             while (e >= so[cur + 1]);
             cur_end = so[cur + 1];
           }
-          if (active) {
-            T bq[V];
-            widen_vec(b[q], bq);
-#pragma unroll
-            for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], ops.mul(aa[q], bq[v]));
-          }
+          if (active) multiply_add(ops, aa[q], b[q], acc);
         }
       }
     }

@@ -179,6 +179,28 @@ void with_ops(const SpmmProblem& p, F&& f) {
   visit_type(p.type, [&]<class T>() { f.template operator()<RuntimeOps<T>, false>(runtime_ops<T>(p.semiring)); });
 }
 
+// Whether 16-byte vectors of T fit the problem (defined below).
+inline bool vector_aligned(const SpmmProblem& p, int v);
+
+// with_ops, then launch.template operator()<Ops, V, RowMajor>(ops) with V values per lane:
+// a 16-byte vector of Ops::Stored where B and C allow it (vector_aligned), else 1. The
+// kernels are compiled for exactly these widths. Under Takes16::fast_vector a 16-bit
+// problem launches the vector width only (can_implement has checked the alignment).
+template <Takes16 L = Takes16::none, class Launch>
+void with_vector_ops(const SpmmProblem& p, Launch&& launch) {
+  with_ops<L>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+    constexpr int full = 16 / sizeof(typename Ops::Stored);
+    if constexpr (L == Takes16::fast_vector && is_16bit_stored<typename Ops::Stored>) {
+      launch.template operator()<Ops, full, true>(ops);
+    } else if constexpr (RowMajor && full > 1) {
+      if (vector_aligned(p, full)) return launch.template operator()<Ops, full, true>(ops);
+      return launch.template operator()<Ops, 1, true>(ops);
+    } else {
+      launch.template operator()<Ops, 1, RowMajor>(ops);
+    }
+  });
+}
+
 template <class T, bool RowMajor>
 Operands<T, RowMajor> operands(const SpmmProblem& p) {
   return {p.m, p.n, p.row_offsets, p.col_indices, static_cast<const T*>(p.values), static_cast<const T*>(p.B),

@@ -24,15 +24,8 @@ std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
 
 void run(const SpmmProblem& p, void*, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::Stored);
-    if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, stream);
-      return launch<Ops, 1, true>(p, ops, stream);
-    } else {
-      launch<Ops, 1, RowMajor>(p, ops, stream);
-    }
-  });
+  with_vector_ops<Takes16::all>(
+      p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, stream); });
 }
 
 }  // namespace

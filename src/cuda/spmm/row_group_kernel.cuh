@@ -16,32 +16,21 @@ struct RowGroupPolicy {
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowGroupPolicy::block_threads)
     row_group_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
-  using T = typename Ops::T;
   const Index row = (static_cast<Index>(blockIdx.x) * RowGroupPolicy::block_threads + threadIdx.x) >> log_w;
   if (row >= op.m) return;  // the whole group leaves together
   const unsigned gmask = group_mask(log_w);
   const int g_lane = threadIdx.x & ((1 << log_w) - 1);
   const Index beg = op.ro[row], end = op.ro[row + 1];
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(g_lane) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+  for_each_tile<V>(ops, op.n, log_w, g_lane, [&](Index j, bool active, typename Ops::T(&acc)[V]) {
     group_row<RowGroupPolicy::unroll>(op, ops, beg, end, j, active, log_w, gmask, acc);
     if (active) write_row(op, ops, row, j, beg == end, acc);
-  }
+  });
 }
 
 // The grid of a row_group launch: 256 / W rows per block, column tiles as the slow dimension.
 inline LaunchShape row_group_shape(Index m, Index n, int v) {
-  const int log_w = log2_of(group_lanes(n, v));
-  const Index rows_per_block = RowGroupPolicy::block_threads >> log_w;
-  const Index tile_width = static_cast<Index>(v) << log_w;
-  const Index tiles = (n + tile_width - 1) / tile_width;
-  return {grid_limit((m + rows_per_block - 1) / rows_per_block), static_cast<unsigned>(tiles < 65535 ? tiles : 65535),
-          log_w};
+  const int log_w = log2_of(tile_lanes(n, v));
+  return tile_grid(m, RowGroupPolicy::block_threads >> log_w, n, v, log_w);
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -110,7 +110,7 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
 
 Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces) {
   const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
-  const int slots = 32 / slot_lanes(p.n, v);
+  const int slots = 32 / tile_lanes(p.n, v);
   const Index steps = static_cast<Index>(RowPiecesPolicy::steps_per_piece) * slots * RowPiecesPolicy::unroll;
   return long_pieces && steps < RowPiecesPolicy::min_long_piece ? Index{RowPiecesPolicy::min_long_piece} : steps;
 }
@@ -130,8 +130,7 @@ Workspace workspace_of(const SpmmProblem& p, const PiecesPlan& plan, bool fused)
   if (fused && plan.cut_count > 0) {
     // as many tiles as the narrowest launch makes (one value per lane: the semirings
     // without a vector path run so whatever the alignment); a wider one uses fewer
-    const Index tile_width = Index{1} << log2_of(slot_lanes(p.n, 1));
-    const Index tiles = (p.n + tile_width - 1) / tile_width;
+    const Index tiles = tile_count(p.n, 1, log2_of(tile_lanes(p.n, 1)));
     w.counter_bytes = static_cast<std::size_t>(plan.cut_count * tiles) * sizeof(unsigned);
   }
   return w;
@@ -179,14 +178,8 @@ template <bool Long, bool Fused>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
   const Index piece = row_pieces_piece_length(p, Long);
-  with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    constexpr int full = 16 / sizeof(typename Ops::Stored);
-    if constexpr (RowMajor && full > 1) {
-      if (vector_aligned(p, full)) return launch<Ops, full, true>(p, ops, piece, Fused, workspace, stream);
-      return launch<Ops, 1, true>(p, ops, piece, Fused, workspace, stream);
-    } else {
-      launch<Ops, 1, RowMajor>(p, ops, piece, Fused, workspace, stream);
-    }
+  with_vector_ops<Takes16::all>(p, [&]<class Ops, int V, bool RowMajor>(Ops ops) {
+    launch<Ops, V, RowMajor>(p, ops, piece, Fused, workspace, stream);
   });
 }
 

@@ -79,15 +79,14 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   const int warp = threadIdx.x >> 5;
   const Index w = first + warp;
   const int lane = threadIdx.x & 31;
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  const Index tiles = (op.n + tile_width - 1) / tile_width;
+  const Index tiles = tile_count(op.n, V, log_w);
   // block-uniform: a blocked row's blocks hold only its pieces and are full
   const bool blocked = units[first].piece <= -2;
   if (!blocked && w >= unit_count) return;
   const Unit u = units[w];
   __shared__ T sums[warps][32 * V];
   for (Index tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
+    const Index j = tile * (static_cast<Index>(V) << log_w) + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
     const bool active = j < op.n;
     T acc[V];
 #pragma unroll
@@ -123,12 +122,7 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
 
 // The grid of the main kernel: a warp per work item, column tiles as the slow dimension.
 inline LaunchShape row_pieces_shape(Index unit_count, Index n, int v) {
-  const int log_w = log2_of(slot_lanes(n, v));
-  const Index per_block = RowPiecesPolicy::block_threads / 32;
-  const Index tile_width = static_cast<Index>(v) << log_w;
-  const Index tiles = (n + tile_width - 1) / tile_width;
-  return {grid_limit((unit_count + per_block - 1) / per_block), static_cast<unsigned>(tiles < 65535 ? tiles : 65535),
-          log_w};
+  return tile_grid(unit_count, RowPiecesPolicy::block_threads / 32, n, v, log2_of(tile_lanes(n, v)));
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -17,32 +17,20 @@ struct RowSplitPolicy {
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowSplitPolicy::block_threads)
     row_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
-  using T = typename Ops::T;
   const Index row = static_cast<Index>(blockIdx.x) * (RowSplitPolicy::block_threads / 32) + (threadIdx.x >> 5);
   if (row >= op.m) return;  // the whole warp leaves together
   const int lane = threadIdx.x & 31;
   const Index beg = op.ro[row], end = op.ro[row + 1];
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  for (Index tile = blockIdx.y; tile * tile_width < op.n; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+  for_each_tile<V>(ops, op.n, log_w, lane, [&](Index j, bool active, typename Ops::T(&acc)[V]) {
     warp_row<RowSplitPolicy::unroll>(op, ops, beg, end, j, active, log_w, acc);
     if (active && (lane >> log_w) == 0) write_row(op, ops, row, j, beg == end, acc);
-  }
+  });
 }
 
 // The grid of a row_split launch: a warp per row, column tiles of V << log_w columns
 // as the slow dimension.
 inline LaunchShape row_split_shape(Index m, Index n, int v) {
-  const int log_w = log2_of(slot_lanes(n, v));
-  const Index rows_per_block = RowSplitPolicy::block_threads / 32;
-  const Index tile_width = static_cast<Index>(v) << log_w;
-  const Index tiles = (n + tile_width - 1) / tile_width;
-  return {grid_limit((m + rows_per_block - 1) / rows_per_block), static_cast<unsigned>(tiles < 65535 ? tiles : 65535),
-          log_w};
+  return tile_grid(m, RowSplitPolicy::block_threads / 32, n, v, log2_of(tile_lanes(n, v)));
 }
 
 }  // namespace geblas::detail::cuda::spmm

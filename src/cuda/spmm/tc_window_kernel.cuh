@@ -224,6 +224,31 @@ struct TcTf32 {
 
 // ---- half and bfloat16 ----------------------------------------------------------------
 
+// The 32-bit word of a pair of 16-bit values, as the mma takes its operands.
+template <class Pair>
+__device__ __forceinline__ unsigned pair_word(Pair h) {
+  unsigned w;
+  std::memcpy(&w, &h, 4);
+  return w;
+}
+
+// d += a (16x16, row-major fragment) * b (16x8, column-major fragment) on half
+// (BFloat16 = false) or bfloat16 values, fp32 accumulate.
+template <bool BFloat16>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                             unsigned b0, unsigned b1) {
+  if constexpr (BFloat16)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
 struct Half {
   using Stored = __half;
   __device__ static float to_float(u16 b) { return __half2float(__ushort_as_half(b)); }
@@ -233,19 +258,7 @@ struct Half {
     std::memcpy(&h, &w, 4);
     return __half22float2(h);
   }
-  __device__ static unsigned pack(float lo, float hi) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    unsigned w;
-    std::memcpy(&w, &h, 4);
-    return w;
-  }
-  __device__ static void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
-                             unsigned b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  }
+  __device__ static unsigned pack(float lo, float hi) { return pair_word(__floats2half2_rn(lo, hi)); }
 };
 
 struct BFloat {
@@ -255,19 +268,7 @@ struct BFloat {
   __device__ static float2 unpack(unsigned w) {
     return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
   }
-  __device__ static unsigned pack(float lo, float hi) {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    unsigned w;
-    std::memcpy(&w, &h, 4);
-    return w;
-  }
-  __device__ static void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
-                             unsigned b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  }
+  __device__ static unsigned pack(float lo, float hi) { return pair_word(__floats2bfloat162_rn(lo, hi)); }
 };
 
 // One finished 16-bit value of C: into the row's fp32 scratch (slot >= 0) or rounded into C.
@@ -335,7 +336,7 @@ struct Tc16 {
 
   __device__ __forceinline__ static void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
                                              unsigned b0, unsigned b1) {
-    L::mma(d, a0, a1, a2, a3, b0, b1);
+    mma_m16n8k16<std::is_same_v<typename L::Stored, __nv_bfloat16>>(d, a0, a1, a2, a3, b0, b1);
   }
 
   // Row `row` (fragment row half h): a split row adds into its fp32 scratch row, the
@@ -550,13 +551,10 @@ void launch_tc_items(const TcOperands<typename V::Value>& op, const int2* items,
 template <class Value, class Ops, int V, bool RowMajor>
 void launch_cc_items(const spmm::SpmmProblem& p, Ops ops, const int* row_slot, float* scratch, const int2* items,
                      Index count, cudaStream_t s) {
-  const Index n = p.n;
-  const int log_w = spmm::log2_of(spmm::slot_lanes(n, V));
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  const Index tiles = (n + tile_width - 1) / tile_width;
-  const dim3 grid(blocks(count, TcWindowPolicy::cc_warps), static_cast<unsigned>(tiles < 65535 ? tiles : 65535));
-  cc_items_kernel<Value, Ops, V, RowMajor><<<grid, TcWindowPolicy::cc_warps * 32, 0, s>>>(
-      spmm::operands<Value, RowMajor>(p), ops, row_slot, scratch, log_w, items, count);
+  const spmm::LaunchShape g =
+      spmm::tile_grid(count, TcWindowPolicy::cc_warps, p.n, V, spmm::log2_of(spmm::tile_lanes(p.n, V)));
+  cc_items_kernel<Value, Ops, V, RowMajor><<<dim3(g.grid_x, g.grid_y), TcWindowPolicy::cc_warps * 32, 0, s>>>(
+      spmm::operands<Value, RowMajor>(p), ops, row_slot, scratch, g.log_w, items, count);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
