@@ -79,14 +79,15 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   const int warp = threadIdx.x >> 5;
   const Index w = first + warp;
   const int lane = threadIdx.x & 31;
-  const Index tiles = tile_count(op.n, V, log_w);
+  const Index tile_width = static_cast<Index>(V) << log_w;
+  const Index tiles = (op.n + tile_width - 1) / tile_width;
   // block-uniform: a blocked row's blocks hold only its pieces and are full
   const bool blocked = units[first].piece <= -2;
   if (!blocked && w >= unit_count) return;
   const Unit u = units[w];
   __shared__ T sums[warps][32 * V];
   for (Index tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
-    const Index j = tile * (static_cast<Index>(V) << log_w) + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
+    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
     const bool active = j < op.n;
     T acc[V];
 #pragma unroll
