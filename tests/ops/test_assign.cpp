@@ -41,6 +41,7 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
+        if (!in_sweep(combo)) continue;
         std::mt19937_64 rng(seed);
         const bool use_accum = combo & 1, replace = combo & 2, scalar = combo & 4, ta = combo & 8;
         const ref::Binary<T>* acc = use_accum ? &accum : nullptr;

@@ -35,6 +35,7 @@ void run_all(const std::vector<Dims>& dims, std::optional<Shape> shape, const st
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
+        if (!in_sweep(combo)) continue;
         const bool vxm = combo & 1, u_dense = combo & 2, w_dense = combo & 4, use_accum = combo & 8,
                    replace = combo & 16, transpose_a = combo & 32;
         // A is stored so that the product is m x n -> w of size m, u of size n.

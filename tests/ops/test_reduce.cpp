@@ -54,6 +54,7 @@ void run_all(const std::vector<Dims>& dims, Shape shape, const char* accum_name,
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
+        if (!in_sweep(combo)) continue;
         const bool use_accum = combo & 1, replace = combo & 2, ta = combo & 4, w_dense = combo & 8;
         Options o;
         o.replace = replace;

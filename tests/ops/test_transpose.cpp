@@ -25,6 +25,7 @@ void run_all(const std::vector<Dims>& dims, int reps, Shape shape, const char* a
       for (MaskCase mc : all_mask_cases) {
         ++combo;
         ++seed;
+        if (!in_sweep(combo)) continue;
         const bool use_accum = combo & 1, replace = combo & 2, ta = combo & 4;
         const ref::Binary<T>* acc = use_accum ? &accum : nullptr;
         Options o;

@@ -4,4 +4,4 @@
 
 geblas::Device geblas::test::device() { return geblas::Device::cuda(0); }
 
-int geblas::test::sweep_stride() { return 3; }
+int geblas::test::sweep_stride() { return 7; }
