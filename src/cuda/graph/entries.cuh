@@ -16,28 +16,17 @@ struct EntryWalkPolicy {
   static constexpr int entries_per_thread = 4;
 };
 
-// The last row i in [lo, nrows) with ro[i] <= p (the row holding entry p).
-__device__ inline Index row_holding(const Index* ro, Index lo, Index nrows, Index p) {
-  Index hi = nrows;  // answer in [lo, hi)
-  while (hi - lo > 1) {
-    const Index mid = lo + (hi - lo) / 2;
-    if (ro[mid] <= p) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
-
 template <class F>
 __global__ void for_each_entry_kernel(const Index* ro, Index nrows, Index nvals, F f) {
   constexpr int per = EntryWalkPolicy::entries_per_thread;
   const Index runs = (nvals + per - 1) / per;
   for (Index r = Index(blockIdx.x) * blockDim.x + threadIdx.x; r < runs; r += Index(gridDim.x) * blockDim.x) {
     const Index begin = r * per, end = begin + per < nvals ? begin + per : nvals;
-    Index i = row_holding(ro, 0, nrows, begin);
+    Index i = ops::row_of_entry(ro, nrows, begin);
     Index row_end = ro[i + 1];
     for (Index k = begin; k < end; ++k) {
       if (k >= row_end) {
-        i = row_holding(ro, i + 1, nrows, k);
+        i = ops::row_of_entry(ro, nrows, k, i + 1);
         row_end = ro[i + 1];
       }
       f(i, k);

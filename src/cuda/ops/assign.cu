@@ -50,36 +50,22 @@ void assign_sparse_typed(SparseStorage& Z, const SparseStorage& C, const SparseS
   const Index KS = A ? A->nvals : R * NC;
 
   // which entries of C survive
-  RawBuffer keep_buf = temp<Index>(KC + 1, c.device);
-  Index* keep = keep_buf.as<Index>();
-  for_each(KC, s, [=] __device__(Index p) {
+  const KeptPlaces kept = kept_places(KC, c, [=] __device__(Index p) {
     const Index i = row_of_entry(cro, m, p);
     const Index a = rowpos[i], b = colpos[cci[p]];
-    bool k = true;
-    if (a >= 0 && b >= 0) {  // inside the region
-      if (!has_accum) k = false;
-      else if (!aro) k = false;  // the scalar covers the whole region: the S side emits it
-      else k = search_sorted<ColIndex>(aci, aro[a], aro[a + 1], static_cast<ColIndex>(b)) < 0;
-    }
-    keep[p] = k ? 1 : 0;
+    if (a < 0 || b < 0) return true;  // outside the region
+    if (!has_accum) return false;
+    if (!aro) return false;  // the scalar covers the whole region: the S side emits it
+    return search_sorted<ColIndex>(aci, aro[a], aro[a + 1], static_cast<ColIndex>(b)) < 0;
   });
-  const Index KCk = counts_to_offsets(keep, KC, s);
-  const Index K = KCk + KS;
-  RawBuffer keys = temp<std::uint64_t>(K, c.device);
-  RawBuffer vals = temp<V>(K, c.device);
-  std::uint64_t* kk = keys.as<std::uint64_t>();
-  V* vv = vals.as<V>();
-  const std::uint64_t nn = static_cast<std::uint64_t>(n);
+  const Index* keep = kept.pos();
+  KeyedEntries<V> entries(m, n, kept.count + KS, c.device);
+  const KeyedEntryView<V> from_c = entries.view();
   for_each(KC, s, [=] __device__(Index p) {
-    if (keep[p + 1] != keep[p]) {
-      const Index i = row_of_entry(cro, m, p);
-      kk[keep[p]] = static_cast<std::uint64_t>(i) * nn + static_cast<std::uint64_t>(cci[p]);
-      vv[keep[p]] = cv[p];
-    }
+    if (keep[p + 1] != keep[p]) from_c.put(keep[p], row_of_entry(cro, m, p), cci[p], cv[p]);
   });
   // the S entries, after the kept C entries
-  std::uint64_t* sk = kk + KCk;
-  V* svals = vv + KCk;
+  const KeyedEntryView<V> from_s = entries.view(kept.count);
   for_each(KS, s, [=] __device__(Index q) {
     Index a, b;
     V x;
@@ -97,10 +83,9 @@ void assign_sparse_typed(SparseStorage& Z, const SparseStorage& C, const SparseS
       const Index pc = search_sorted<ColIndex>(cci, cro[i], cro[i + 1], static_cast<ColIndex>(j));
       if (pc >= 0) x = binop_apply<V>(accum, cv[pc], x);
     }
-    sk[q] = static_cast<std::uint64_t>(i) * nn + static_cast<std::uint64_t>(j);
-    svals[q] = x;
+    from_s.put(q, i, j, x);
   });
-  Z = csr_from_keys(m, n, keys, vals, K, C.type, c);
+  Z = entries.to_csr(C.type, c);
 }
 
 template <class V>

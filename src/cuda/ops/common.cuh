@@ -68,9 +68,10 @@ inline RawBuffer temp_bytes(Index count, std::size_t elem, Device d) {
 
 // ---- searching sorted ranges ----------------------------------------------------------
 
-// The row holding entry p of a CSR matrix: the last i with ro[i] <= p.
-__device__ inline Index row_of_entry(const Index* ro, Index nrows, Index p) {
-  Index lo = 0, hi = nrows;  // answer in [0, nrows)
+// The row holding entry p of a CSR matrix: the last i in [lo, nrows) with ro[i] <= p. A
+// caller walking entries in order passes the row of the previous one as lo.
+__device__ inline Index row_of_entry(const Index* ro, Index nrows, Index p, Index lo = 0) {
+  Index hi = nrows;  // answer in [lo, hi)
   while (hi - lo > 1) {
     const Index mid = lo + (hi - lo) / 2;
     if (ro[mid] <= p) lo = mid;
@@ -222,6 +223,35 @@ int bits_for(std::uint64_t bound);
 SparseStorage csr_from_keys(Index m, Index n, RawBuffer& keys, const RawBuffer& values, Index K, TypeId type,
                             const Ctx& c);
 
+// Where kernels write the entries that csr_from_keys takes: put(q, i, j, x) stores entry
+// q as its key i * ncols + j and its value.
+template <class V>
+struct KeyedEntryView {
+  std::uint64_t* keys;
+  V* values;
+  std::uint64_t ncols;
+  __device__ void put(Index q, Index i, Index j, V x) const {
+    keys[q] = static_cast<std::uint64_t>(i) * ncols + static_cast<std::uint64_t>(j);
+    values[q] = x;
+  }
+};
+
+// `count` unique entries of an nrows x ncols matrix of V, written in any order by the
+// operation's kernels (through view()) and then put in order by csr_from_keys.
+template <class V>
+struct KeyedEntries {
+  KeyedEntries(Index nrows, Index ncols, Index count, Device d)
+      : nrows(nrows), ncols(ncols), count(count), keys(temp<std::uint64_t>(count, d)), values(temp<V>(count, d)) {}
+  // The entries from `first` on, for a kernel that writes a part of them.
+  KeyedEntryView<V> view(Index first = 0) {
+    return {keys.as<std::uint64_t>() + first, values.as<V>() + first, static_cast<std::uint64_t>(ncols)};
+  }
+  SparseStorage to_csr(TypeId type, const Ctx& c) { return csr_from_keys(nrows, ncols, keys, values, count, type, c); }
+
+  Index nrows, ncols, count;
+  RawBuffer keys, values;
+};
+
 // A vector as a dense array of values plus a presence byte per entry; `present` is null
 // when every entry is present (a dense vector). Sparse inputs are scattered.
 struct DenseVec {
@@ -241,6 +271,7 @@ VectorResult dense_result(Index n, TypeId type, bool with_presence, const Ctx& c
 
 // A sparse storage / vector with buffers of the given sizes, nothing initialised.
 SparseStorage new_sparse(Index m, Index n, Index nvals, TypeId type, Device d);
+VectorStorage new_sparse_vector(Index size, Index nvals, TypeId type, Device d);
 DenseStorage new_dense(Index m, Index n, Layout layout, TypeId type, Device d);
 
 // A sparse m x n matrix of V built row by row: rows(i, emit) calls emit(j, x) for each entry
@@ -268,6 +299,48 @@ SparseStorage sparse_from_rows(Index m, Index n, TypeId type, const Ctx& c, Rows
       ov[p] = x;
       ++p;
     });
+  });
+  return out;
+}
+
+// The places of the items in [0, n) that keep(i) holds, as a stream compaction needs them:
+// pos()[i] is item i's place among the kept ones (i is kept where pos()[i + 1] != pos()[i])
+// and `count` their number, read back for the caller's allocation.
+struct KeptPlaces {
+  RawBuffer buf;
+  Index count = 0;
+  const Index* pos() const { return buf.as<Index>(); }
+};
+template <class Keep>
+KeptPlaces kept_places(Index n, const Ctx& c, Keep keep) {
+  KeptPlaces out{temp<Index>(n + 1, c.device)};
+  Index* pos = out.buf.as<Index>();
+  for_each(n, c.stream, [=] __device__(Index i) { pos[i] = keep(i) ? 1 : 0; });
+  out.count = counts_to_offsets(pos, n, c.stream);
+  return out;
+}
+
+// The entries p of the CSR matrix `pattern` that keep(p) holds, with values[p] (of `type`)
+// as their values. The row offsets are read off the prefix sum that places the entries,
+// so rows stay sorted. keep runs for every entry before any value is read: it may write
+// the values it keeps.
+template <class V, class Keep>
+SparseStorage kept_entries(const SparseStorage& pattern, const V* values, TypeId type, const Ctx& c, Keep keep) {
+  const Index m = pattern.nrows;
+  const Index* ro = pattern.row_offsets.as<Index>();
+  const ColIndex* ci = pattern.col_indices.as<ColIndex>();
+  const KeptPlaces places = kept_places(pattern.nvals, c, keep);
+  const Index* pos = places.pos();
+  SparseStorage out = new_sparse(m, pattern.ncols, places.count, type, c.device);
+  Index* oro = out.row_offsets.as<Index>();
+  ColIndex* oci = out.col_indices.as<ColIndex>();
+  V* ov = out.values.as<V>();
+  for_each(m + 1, c.stream, [=] __device__(Index i) { oro[i] = pos[ro[i]]; });
+  for_each(pattern.nvals, c.stream, [=] __device__(Index p) {
+    if (pos[p + 1] != pos[p]) {
+      oci[pos[p]] = ci[p];
+      ov[pos[p]] = values[p];
+    }
   });
   return out;
 }

@@ -79,21 +79,15 @@ void extract_sparse_typed(SparseStorage& T, const SparseStorage& A, const IndexA
     T = std::move(out);
     return;
   }
-  RawBuffer keys = temp<std::uint64_t>(K, c.device);
-  RawBuffer vals = temp<V>(K, c.device);
-  std::uint64_t* kk = keys.as<std::uint64_t>();
-  V* vv = vals.as<V>();
-  const std::uint64_t ncols_out = static_cast<std::uint64_t>(NC);
+  KeyedEntries<V> entries(R, NC, K, c.device);
+  const KeyedEntryView<V> out = entries.view();
   for_each(R, s, [=] __device__(Index a) {
     const Index i = rlist ? rlist[a] : a;
     Index q = counts[a];
     for (Index p = ro[i]; p < ro[i + 1]; ++p)
-      for (Index e = cmap_off[ci[p]]; e < cmap_off[ci[p] + 1]; ++e, ++q) {
-        kk[q] = static_cast<std::uint64_t>(a) * ncols_out + static_cast<std::uint64_t>(cmap_list[e]);
-        vv[q] = av[p];
-      }
+      for (Index e = cmap_off[ci[p]]; e < cmap_off[ci[p] + 1]; ++e, ++q) out.put(q, a, cmap_list[e], av[p]);
   });
-  T = csr_from_keys(R, NC, keys, vals, K, A.type, c);
+  T = entries.to_csr(A.type, c);
 }
 
 template <class V>

@@ -2,7 +2,7 @@
 //  * masked_dot: C<M> = A (+).(x) B with M sparse and not complemented, computed only at
 //    M's entries, each as the merge of row i of A with row j of B' (both sorted). This is
 //    triangle counting's C<L> = L (+).(pair) L' and costs nothing for positions the mask
-//    removes. The kept entries are compacted with a prefix sum, as in select.
+//    removes. The kept entries are compacted as select's are (kept_entries, common.cuh).
 //  * esc (expand, sort, compress): every product A(i,k) B(k,j) the mask allows is written
 //    with its key i * n + j, the keys are radix-sorted (stable, so terms keep the k order
 //    of the CPU), and each run of equal keys is folded with the semiring's add. Memory
@@ -22,7 +22,6 @@ namespace {
 template <class V>
 void masked_dot(SparseStorage& T, const SparseStorage& A, const SparseStorage& Bt, const SparseStorage& M,
                 bool structural, RtSemiring sr, const Ctx& c) {
-  const cudaStream_t s = c.stream;
   const Index m = A.nrows, K = M.nvals;
   const Index* mro = M.row_offsets.as<Index>();
   const ColIndex* mci = M.col_indices.as<ColIndex>();
@@ -34,11 +33,9 @@ void masked_dot(SparseStorage& T, const SparseStorage& A, const SparseStorage& B
   const Index* bro = Bt.row_offsets.as<Index>();
   const ColIndex* bci = Bt.col_indices.as<ColIndex>();
   const V* bv = Bt.values.as<V>();
-  RawBuffer pos_buf = temp<Index>(K + 1, c.device);
   RawBuffer val_buf = temp<V>(K, c.device);
-  Index* pos = pos_buf.as<Index>();
   V* tv = val_buf.as<V>();
-  for_each(K, s, [=] __device__(Index e) {
+  T = kept_entries<V>(M, tv, A.type, c, [=] __device__(Index e) {
     bool has = false;
     if (structural || value_nonzero(mtype, mval, e)) {
       const Index i = row_of_entry(mro, m, e), j = mci[e];
@@ -61,21 +58,8 @@ void masked_dot(SparseStorage& T, const SparseStorage& A, const SparseStorage& B
       }
       if (has) tv[e] = acc;
     }
-    pos[e] = has ? 1 : 0;
+    return has;
   });
-  const Index nvals = counts_to_offsets(pos, K, s);
-  SparseStorage out = new_sparse(m, M.ncols, nvals, A.type, c.device);
-  Index* oro = out.row_offsets.as<Index>();
-  ColIndex* oci = out.col_indices.as<ColIndex>();
-  V* ov = out.values.as<V>();
-  for_each(m + 1, s, [=] __device__(Index i) { oro[i] = pos[mro[i]]; });
-  for_each(K, s, [=] __device__(Index e) {
-    if (pos[e + 1] != pos[e]) {
-      oci[pos[e]] = mci[e];
-      ov[pos[e]] = tv[e];
-    }
-  });
-  T = std::move(out);
 }
 
 template <class V>

@@ -88,6 +88,14 @@ SparseStorage new_sparse(Index m, Index n, Index nvals, TypeId type, Device d) {
   return s;
 }
 
+VectorStorage new_sparse_vector(Index size, Index nvals, TypeId type, Device d) {
+  VectorStorage v = make_sparse_vector(size, type, d);
+  v.nvals = nvals;
+  v.indices = RawBuffer(static_cast<std::size_t>(nvals) * sizeof(ColIndex), d);
+  v.values = RawBuffer(static_cast<std::size_t>(nvals) * size_of(type), d);
+  return v;
+}
+
 VectorResult dense_result(Index n, TypeId type, bool with_presence, const Ctx& c) {
   VectorResult r;
   r.t.size = n;
@@ -212,18 +220,12 @@ DenseVec densify(const VectorResult& t, const Ctx& c) {
 }
 
 VectorStorage compact_vector(Index size, const void* values, const std::uint8_t* present, TypeId type, const Ctx& c) {
-  VectorStorage out = make_sparse_vector(size, type, c.device);
-  if (size == 0) return out;
-  const cudaStream_t s = c.stream;
-  RawBuffer pos_buf = temp<Index>(size + 1, c.device);
-  Index* pos = pos_buf.as<Index>();
-  for_each(size, s, [=] __device__(Index i) { pos[i] = (!present || present[i]) ? 1 : 0; });
-  const Index nvals = counts_to_offsets(pos, size, s);
-  out.nvals = nvals;
-  out.indices = RawBuffer(static_cast<std::size_t>(nvals) * sizeof(ColIndex), c.device);
-  out.values = RawBuffer(static_cast<std::size_t>(nvals) * size_of(type), c.device);
+  if (size == 0) return make_sparse_vector(size, type, c.device);
+  const KeptPlaces places = kept_places(size, c, [=] __device__(Index i) { return !present || present[i]; });
+  VectorStorage out = new_sparse_vector(size, places.count, type, c.device);
   ColIndex* oi = out.indices.as<ColIndex>();
-  visit_type(type, [&]<class V>() { compact_values<V>(out.values.data(), oi, values, present, pos, size, s); });
+  const Index* pos = places.pos();
+  visit_type(type, [&]<class V>() { compact_values<V>(out.values.data(), oi, values, present, pos, size, c.stream); });
   return out;
 }
 

@@ -3,36 +3,26 @@
 // all a few entries long (road networks, meshes), where row_split's warp per row leaves
 // most entry slots empty. A long row is serialised on one group (no cutting). Takes half
 // and bfloat16 (8 values per 16-byte load, float accumulators).
-#include "cuda/check.cuh"
-#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/row_group_kernel.cuh"
+#include "cuda/spmm/row_launch.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-template <class Ops, int V, bool RowMajor>
-void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
-  const LaunchShape s = row_group_shape(p.m, p.n, V);
-  row_group_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowGroupPolicy::block_threads, 0, stream>>>(
-      operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
-  GEBLAS_CUDA_CHECK_LAUNCH();
-}
-
-bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, Takes16::all, "row_group", why); }
-
-std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
-
-void run(const SpmmProblem& p, void*, cudaStream_t stream) {
-  if (p.m == 0 || p.n == 0) return;
-  with_vector_ops<Takes16::all>(
-      p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, stream); });
-}
+struct RowGroupLaunch {
+  static constexpr const char* name = "row_group";
+  static constexpr int block_threads = RowGroupPolicy::block_threads;
+  static LaunchShape shape(Index m, Index n, int v) { return row_group_shape(m, n, v); }
+  template <class Ops, int V, bool RowMajor>
+  static constexpr auto kernel = row_group_kernel<Ops, V, RowMajor>;
+};
+using RowGroup = RowLaunchVariant<RowGroupLaunch>;
 
 }  // namespace
 
 const SpmmVariant& row_group_variant() {
   static const SpmmVariant v{"row_group", "a lane group as wide as N per row: several short rows per warp",
-                             can_implement, workspace_bytes, run};
+                             RowGroup::can_implement, RowGroup::workspace_bytes, RowGroup::run};
   return v;
 }
 

@@ -6,36 +6,26 @@
 // nothing about row lengths, but a very long row is serialised on one warp: row_pieces
 // and merge_path are for those. Takes half and bfloat16 (8 values per 16-byte load of B,
 // float accumulators).
-#include "cuda/check.cuh"
-#include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/row_launch.cuh"
 #include "cuda/spmm/row_split_kernel.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-template <class Ops, int V, bool RowMajor>
-void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
-  const LaunchShape s = row_split_shape(p.m, p.n, V);
-  row_split_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowSplitPolicy::block_threads, 0, stream>>>(
-      operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
-  GEBLAS_CUDA_CHECK_LAUNCH();
-}
-
-bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, Takes16::all, "row_split", why); }
-
-std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
-
-void run(const SpmmProblem& p, void*, cudaStream_t stream) {
-  if (p.m == 0 || p.n == 0) return;
-  with_vector_ops<Takes16::all>(
-      p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, stream); });
-}
+struct RowSplitLaunch {
+  static constexpr const char* name = "row_split";
+  static constexpr int block_threads = RowSplitPolicy::block_threads;
+  static LaunchShape shape(Index m, Index n, int v) { return row_split_shape(m, n, v); }
+  template <class Ops, int V, bool RowMajor>
+  static constexpr auto kernel = row_split_kernel<Ops, V, RowMajor>;
+};
+using RowSplit = RowLaunchVariant<RowSplitLaunch>;
 
 }  // namespace
 
 const SpmmVariant& row_split_variant() {
   static const SpmmVariant v{"row_split", "a warp per row, entry-parallel slots, 16-byte loads of B",
-                             can_implement, workspace_bytes, run};
+                             RowSplit::can_implement, RowSplit::workspace_bytes, RowSplit::run};
   return v;
 }
 
