@@ -117,7 +117,9 @@ DenseStorage new_dense(Index m, Index n, Layout layout, TypeId type, Device d) {
   s.layout = layout;
   s.type = type;
   s.device = d;
-  s.data = RawBuffer(static_cast<std::size_t>(m) * static_cast<std::size_t>(n) * size_of(type), d);
+  // as make_dense: the product can wrap within the dimension limit (the buffer is not zeroed:
+  // its users write every element)
+  s.data = RawBuffer(checked_bytes(m, n, size_of(type), "DenseMatrix"), d);
   return s;
 }
 
