@@ -22,11 +22,13 @@ void extract_sparse_typed(SparseStorage& T, const SparseStorage& A, const IndexA
   const Index* rlist = rows.all ? nullptr : rows.data;
   const Index* clist = cols.all ? nullptr : cols.data;
 
-  // cmap: for column j of A, the b with cols[b] == j, at cmap_list[cmap_off[j] .. cmap_off[j+1])
+  // cmap: for column j of A, the b with cols[b] == j, at cmap_list[cmap_off[j] .. cmap_off[j+1]).
+  // Chosen by the `all` flag, not by clist: an empty list has no data (a null pointer) and
+  // selects no column, where `all` selects every one.
   RawBuffer cmap_off_buf, cmap_list_buf, cursor_buf;
   const Index* cmap_off = nullptr;
   const Index* cmap_list = nullptr;
-  if (clist) {
+  if (!cols.all) {
     const Index ncA = A.ncols;
     cmap_off_buf = temp<Index>(ncA + 1, c.device);
     Index* off = cmap_off_buf.as<Index>();
@@ -52,17 +54,18 @@ void extract_sparse_typed(SparseStorage& T, const SparseStorage& A, const IndexA
   // entries per output row
   RawBuffer counts_buf = temp<Index>(R + 1, c.device);
   Index* counts = counts_buf.as<Index>();
+  const bool every_column = cols.all;
   for_each(R, s, [=] __device__(Index a) {
     const Index i = rlist ? rlist[a] : a;
     Index k = 0;
-    if (!cmap_off) k = ro[i + 1] - ro[i];
+    if (every_column) k = ro[i + 1] - ro[i];
     else
       for (Index p = ro[i]; p < ro[i + 1]; ++p) k += cmap_off[ci[p] + 1] - cmap_off[ci[p]];
     counts[a] = k;
   });
   const Index K = counts_to_offsets(counts, R, s);
 
-  if (!cmap_off) {  // every column, in order: rows copied as they are
+  if (cols.all) {  // every column, in order: rows copied as they are
     SparseStorage out = new_sparse(R, NC, K, A.type, c.device);
     GEBLAS_CUDA_CHECK(cudaMemcpyAsync(out.row_offsets.data(), counts, static_cast<std::size_t>(R + 1) * sizeof(Index),
                                       cudaMemcpyDeviceToDevice, s));
