@@ -6,8 +6,8 @@
 // Every fold starts from a term, never from the identity, as the CPU backend does: a
 // monoid whose operator normalises (lor / land / lxor over int32 or float keep 0 or 1)
 // leaves a single term as it is, and `any` keeps a term it met rather than its identity.
-#include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_reduce.cuh>
 
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
