@@ -5,11 +5,15 @@
 #define CATCH_CONFIG_RUNNER
 #endif
 #include <cstdio>
+#include <iostream>
 
 #include "geblas/device.hpp"
 #include "support/catch.hpp"
 
 int main(int argc, char** argv) {
+  // Unbuffered: a program that ctest kills at its time limit still shows the failures it
+  // reported before (its output was lost in a pipe's buffer).
+  std::cout << std::unitbuf;
 #if defined(GEBLAS_TEST_NEEDS_GPU)
   if (!geblas::cuda_compiled()) {
     std::printf("SKIPPED: libgeblas.so was built without CUDA (GEBLAS_CUDA=OFF or no nvcc)\n");
