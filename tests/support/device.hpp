@@ -12,8 +12,8 @@ Device device();
 
 // Every how many combinations of an all-operator sweep (tests/ops) this device runs: 1 on
 // the CPU; 7 on the GPU, where each case pays allocations, uploads and synchronisations
-// (select's and extract's full sweeps ran past 200 s each there, against 3 s on the
-// CPU). The skipped combinations keep their seeds, so a GPU case is the CPU case of the
+// (ewise's and select's full sweeps ran past 200 s each there, against 2-3 s on
+// the CPU). The skipped combinations keep their seeds, so a GPU case is the CPU case of the
 // same seed; an odd stride keeps every pattern of the flags drawn from the combination's
 // bits, and every operator, type and mask case is still run on the GPU.
 int sweep_stride();
