@@ -169,9 +169,9 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
   Index unit_count = plan->unit_count;
   const sp::LaunchShape sh = sp::row_pieces_shape(unit_count, p.n, set.vector);
   int log_w = sh.log_w;
+  Index synced_units = plan->synced_units;
   const sp::CutRow* cut = plan->cut_rows.as<sp::CutRow>();
-  unsigned* counters = nullptr;  // cut rows folded by the second kernel
-  void* args[] = {&op, &ops, &log_w, &units, &unit_count, &partial, &cut, &counters};
+  void* args[] = {&op, &ops, &log_w, &units, &unit_count, &synced_units, &partial};
   launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::RowPiecesPolicy::block_threads, args, stream);
   if (plan->cut_count > 0) {
     void* fold_args[] = {&op, &ops, &cut, &partial};

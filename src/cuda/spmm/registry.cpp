@@ -11,7 +11,8 @@ namespace geblas::detail {
 namespace cuda::spmm {
 
 std::span<const SpmmVariant* const> variants() {
-  static const std::array<const SpmmVariant*, 15> all = {
+  // the size is deduced: a size larger than the list would leave a null variant
+  static const std::array all{
       &row_split_variant(),
       &row_pieces_variant(),
       &row_group_variant(),
@@ -26,13 +27,12 @@ std::span<const SpmmVariant* const> variants() {
       &nnz_split_rows_long_variant(),
       &nnz_split_long_waves_variant(),
       &row_pieces_long_variant(),
-      &row_pieces_fused_variant(),
   };
   return all;
 }
 
 std::span<const SpmmVariant* const> tf32_variants() {
-  static const std::array<const SpmmVariant*, 2> all = {&tc_window_variant(), &tc_window_all_variant()};
+  static const std::array all{&tc_window_variant(), &tc_window_all_variant()};
   return all;
 }
 

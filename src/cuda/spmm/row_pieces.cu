@@ -1,14 +1,14 @@
 // row_pieces: row_split's warp-per-row kernel over a work list in which every row longer
-// than P entries is cut into pieces of P entries, so that a power-law graph's hub rows
-// are spread over many warps instead of serialising one. Pieces write partial rows to the
-// workspace (those of a hub row 8 at a time, added in shared memory first); a second
-// kernel folds each cut row's partial rows with the semiring's add (no atomics, so every
-// semiring works; piece_fold.cuh) and writes C. The work list
-// depends only on A and P, so it is built once on A's device and kept in A's derived
-// cache. P scales with the number of entries a warp consumes per step (entry slots x
-// unroll), so the longest piece costs a fixed number of dependent steps for every N.
-// Takes half and bfloat16: partial rows stay in float (the compute type), so a cut row
-// is rounded once, when the fold writes C.
+// than P entries is cut into pieces, so that a power-law graph's hub rows are spread over
+// many warps instead of serialising one. A row of 2-8 pieces is packed into one block with
+// rows of the same width, whose warps add its pieces in shared memory and write C. A
+// longer row (a hub) fills blocks of its own, each writing the sum of its 8 pieces to a
+// partial row of the workspace, and a second kernel folds each hub's partial rows with the
+// semiring's add (no atomics, so every semiring works; piece_fold.cuh) and writes C. The
+// work list depends only on A and P, so it is built once on A's device and kept in A's
+// derived cache. P scales with the number of entries a warp consumes per step (entry
+// slots x unroll), so the longest piece costs a fixed number of dependent steps for every
+// N. Takes half and bfloat16: sums stay in float (the compute type) until C is written.
 #include <vector>
 
 #include "core/derived_cache.hpp"
@@ -22,88 +22,112 @@
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-constexpr Index block_units = RowPiecesPolicy::block_threads / 32;
+constexpr Index block_units = RowPiecesPolicy::block_pieces;
 
-// One pass per row: a row of at most P entries is one unit; a cut row of k pieces is k
-// units writing k partial rows, or, from min_block_pieces pieces on, ceil(k / 8) blocks of
-// 8 units (its pieces, then empty units) writing a partial row each. The blocked rows go
-// first in the list, so that each of their blocks starts at a multiple of 8.
-__global__ void pieces_count(Index m, const Index* ro, Index P, Index* blocked_units, Index* loose_units, Index* cuts,
-                             Index* partials) {
+// The runs of the work list (row_pieces_kernel.cuh), in list order; a run's value is the
+// number of units a packed row of it takes.
+constexpr int blocked_run = 0, loose_run = 1;
+constexpr int list_order[] = {blocked_run, 8, 4, 2, loose_run};
+
+// The run of a row of `len` entries and its units there: a row of at most P entries is one
+// loose unit; a row of k = ceil(len / P) <= 8 pieces takes 2, 4 or 8 (k rounded up) in a
+// packed block; a longer one 8 x ceil(k / 8) in blocks of its own. A cut row's pieces are
+// of equal length (len / units, rounded up), not P: its warps finish together.
+struct RowCut {
+  int run;
+  Index units;
+};
+__device__ inline RowCut row_cut(Index len, Index P) {
+  const Index k = len > P ? (len + P - 1) / P : 1;
+  if (k == 1) return {loose_run, 1};
+  if (k <= block_units) {
+    const int w = k <= 2 ? 2 : k <= 4 ? 4 : 8;
+    return {w, w};
+  }
+  return {blocked_run, (k + block_units - 1) / block_units * block_units};
+}
+
+// units_at[i]: row i's units if it belongs to `run`, else 0 (a prefix sum makes them the
+// rows' places in the run); for the blocked run also cut_at[i], whether row i is cut there.
+__global__ void pieces_mark(Index m, const Index* ro, Index P, int run, Index* units_at, Index* cut_at) {
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
-    const Index len = ro[i + 1] - ro[i];
-    const Index k = len > P ? (len + P - 1) / P : 0;
-    const bool blocked = k >= RowPiecesPolicy::min_block_pieces;
-    const Index blocks = (k + block_units - 1) / block_units;
-    blocked_units[i] = blocked ? blocks * block_units : 0;
-    loose_units[i] = blocked ? 0 : (k > 0 ? k : 1);
-    cuts[i] = k > 0;
-    partials[i] = blocked ? blocks : k;
+    const RowCut c = row_cut(ro[i + 1] - ro[i], P);
+    units_at[i] = c.run == run ? c.units : 0;
+    if (cut_at) cut_at[i] = c.run == run;
   }
 }
 
-__global__ void pieces_fill(Index m, const Index* ro, Index P, Index blocked_total, const Index* blocked_at,
-                            const Index* loose_at, const Index* cut_at, const Index* partial_at, Unit* units,
-                            CutRow* cut) {
+// Writes the units of the rows of `run` from `base` on (units_at: their offsets in the run,
+// `total` units in all), padding a packed run's last block; a blocked row's partial rows
+// are numbered by its offset / 8 (the blocked run starts the list).
+__global__ void pieces_fill(Index m, const Index* ro, Index P, int run, Index base, Index total, const Index* units_at,
+                            const Index* cut_at, Unit* units, CutRow* cut) {
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
     const Index b = ro[i], e = ro[i + 1];
-    if (e - b <= P) {
-      units[blocked_total + loose_at[i]] = {b, e, static_cast<int>(i), -1, -1};
+    const RowCut c = row_cut(e - b, P);
+    if (c.run != run) continue;
+    const int row = static_cast<int>(i);
+    Unit* u = units + base + units_at[i];
+    if (run == loose_run) {
+      *u = {b, e, row, -1};
       continue;
     }
-    const Index k = (e - b + P - 1) / P;
-    const int first = static_cast<int>(partial_at[i]);
-    const int c = static_cast<int>(cut_at[i]);
-    const auto piece = [&](Index q) { return b + q * P < e ? b + q * P : e; };
-    if (k < RowPiecesPolicy::min_block_pieces) {
-      cut[c] = {static_cast<int>(i), first, static_cast<int>(k)};
-      Unit* u = units + blocked_total + loose_at[i];
-      for (Index q = 0; q < k; ++q) {
-        const Index s = piece(q);
-        u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), first + static_cast<int>(q), c};
-      }
-      continue;
+    const Index len = (e - b + c.units - 1) / c.units;
+    const int first = static_cast<int>(units_at[i] / block_units);
+    for (Index q = 0; q < c.units; ++q) {
+      const Index s = b + q * len < e ? b + q * len : e;
+      const int piece = run == blocked_run ? -2 - (first + static_cast<int>(q / block_units))
+                                           : (q == 0 ? static_cast<int>(c.units) : 0);
+      u[q] = {s, s + len < e ? s + len : e, row, piece};
     }
-    const Index blocks = (k + block_units - 1) / block_units;
-    cut[c] = {static_cast<int>(i), first, static_cast<int>(blocks)};
-    Unit* u = units + blocked_at[i];
-    for (Index q = 0; q < blocks * block_units; ++q) {
-      const Index s = piece(q);
-      u[q] = {s, s + P < e ? s + P : e, static_cast<int>(i), -2 - (first + static_cast<int>(q / block_units)), c};
+    if (run == blocked_run) {
+      cut[cut_at[i]] = {row, first, static_cast<int>(c.units / block_units)};
+    } else if (units_at[i] + c.units == total) {
+      for (Index q = total; q % block_units != 0; ++q) units[base + q] = {0, 0, -1, -1};
     }
   }
 }
 
-// The work list for piece length P, built on A's device (three prefix sums; only their
-// totals come back) and kept in A's derived cache.
 }  // namespace
 
+// The work list, built run by run (a prefix sum each; only the totals come back) into a
+// buffer of the largest size it can take: every row takes at most 1 + 2 len / P units
+// (a packed row's k pieces become fewer than 2k), the packed runs add up to 7 padding units each.
 std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index P) {
   return derived<PiecesPlan>(A, "spmm_pieces:" + std::to_string(P), [&] {
     ops::Ctx c(A.device);
     const Index m = A.nrows;
     const Index* ro = A.row_offsets.as<Index>();
-    RawBuffer blocked_at = ops::temp<Index>(m + 1, c.device), loose_at = ops::temp<Index>(m + 1, c.device),
-              cut_at = ops::temp<Index>(m + 1, c.device), partial_at = ops::temp<Index>(m + 1, c.device);
+    RawBuffer units_at = ops::temp<Index>(m + 1, c.device), cut_at = ops::temp<Index>(m + 1, c.device);
     PiecesPlan plan;
-    if (m > 0) {
-      pieces_count<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
-          m, ro, P, blocked_at.as<Index>(), loose_at.as<Index>(), cut_at.as<Index>(), partial_at.as<Index>());
-      GEBLAS_CUDA_CHECK_LAUNCH();
+    const Index bound = m + 2 * (A.nvals / P + 1) + 3 * block_units;
+    plan.units = RawBuffer(static_cast<std::size_t>(bound) * sizeof(Unit), A.device);
+    Index base = 0;
+    for (const int run : list_order) {
+      if (m > 0) {
+        pieces_mark<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+            m, ro, P, run, units_at.as<Index>(), run == blocked_run ? cut_at.as<Index>() : nullptr);
+        GEBLAS_CUDA_CHECK_LAUNCH();
+      }
+      const Index total = ops::counts_to_offsets(units_at.as<Index>(), m, c.stream);
+      if (run == blocked_run) {
+        plan.cut_count = ops::counts_to_offsets(cut_at.as<Index>(), m, c.stream);
+        plan.piece_count = total / block_units;
+        if (plan.cut_count > 0)
+          plan.cut_rows = RawBuffer(static_cast<std::size_t>(plan.cut_count) * sizeof(CutRow), A.device);
+      }
+      if (base + total + block_units > bound)  // cannot happen (the bound above); never write past the buffer
+        throw Error(Info::panic, "row_pieces: the work list outgrew its bound");
+      if (total > 0) {
+        pieces_fill<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+            m, ro, P, run, base, total, units_at.as<Index>(), cut_at.as<Index>(), plan.units.as<Unit>(),
+            plan.cut_rows.as<CutRow>());
+        GEBLAS_CUDA_CHECK_LAUNCH();
+      }
+      base += run == loose_run ? total : (total + block_units - 1) / block_units * block_units;
+      if (run == 2) plan.synced_units = base;
     }
-    const Index blocked_total = ops::counts_to_offsets(blocked_at.as<Index>(), m, c.stream);
-    const Index loose_total = ops::counts_to_offsets(loose_at.as<Index>(), m, c.stream);
-    plan.cut_count = ops::counts_to_offsets(cut_at.as<Index>(), m, c.stream);
-    plan.piece_count = ops::counts_to_offsets(partial_at.as<Index>(), m, c.stream);
-    plan.unit_count = blocked_total + loose_total;
-    plan.units = RawBuffer(static_cast<std::size_t>(plan.unit_count) * sizeof(Unit), A.device);
-    if (plan.cut_count > 0) plan.cut_rows = RawBuffer(static_cast<std::size_t>(plan.cut_count) * sizeof(CutRow), A.device);
-    if (m > 0) {
-      pieces_fill<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
-          m, ro, P, blocked_total, blocked_at.as<Index>(), loose_at.as<Index>(), cut_at.as<Index>(),
-          partial_at.as<Index>(), plan.units.as<Unit>(), plan.cut_rows.as<CutRow>());
-      GEBLAS_CUDA_CHECK_LAUNCH();
-    }
+    plan.unit_count = base;
     return plan;
   });
 }
@@ -117,43 +141,17 @@ Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces) {
 
 namespace {
 
-// The workspace: the partial rows (compute type), then, for the fused fold, one arrival
-// counter per cut row and column tile, zeroed on the stream before the kernel.
-struct Workspace {
-  std::size_t partial_bytes = 0, counter_bytes = 0;
-};
-
-Workspace workspace_of(const SpmmProblem& p, const PiecesPlan& plan, bool fused) {
-  Workspace w;
-  w.partial_bytes = static_cast<std::size_t>(plan.piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
-  w.partial_bytes = (w.partial_bytes + 255) / 256 * 256;
-  if (fused && plan.cut_count > 0) {
-    // as many tiles as the narrowest launch makes (one value per lane: the semirings
-    // without a vector path run so whatever the alignment); a wider one uses fewer
-    const Index tiles = tile_count(p.n, 1, log2_of(tile_lanes(p.n, 1)));
-    w.counter_bytes = static_cast<std::size_t>(plan.cut_count * tiles) * sizeof(unsigned);
-  }
-  return w;
-}
-
 template <class Ops, int V, bool RowMajor>
-void launch(const SpmmProblem& p, Ops ops, Index piece, bool fused, void* workspace, cudaStream_t stream) {
+void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const auto plan = row_pieces_plan(*p.matrix, piece);
   const LaunchShape s = row_pieces_shape(plan->unit_count, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);  // compute type
-  unsigned* counters = nullptr;
-  const Workspace w = workspace_of(p, *plan, fused);
-  if (w.counter_bytes > 0) {
-    counters = reinterpret_cast<unsigned*>(static_cast<char*>(workspace) + w.partial_bytes);
-    GEBLAS_CUDA_CHECK(cudaMemsetAsync(counters, 0, w.counter_bytes, stream));
-  }
-  const auto* cut_rows = plan->cut_rows.as<CutRow>();
   row_pieces_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, 0, stream>>>(
-      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, partial, cut_rows, counters);
+      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, plan->synced_units, partial);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  if (!counters) launch_fold(op, ops, cut_rows, plan->cut_count, partial, stream);
+  launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
 }
 
 bool can_implement(const SpmmProblem& p, std::string* why) {
@@ -165,42 +163,34 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <bool Long, bool Fused>
+template <bool Long>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
   const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long));
-  const Workspace w = workspace_of(p, *plan, Fused);
-  return w.partial_bytes + w.counter_bytes;
+  return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
-// The piece length is a property of the work list only: the variants run the same kernels.
-template <bool Long, bool Fused>
+// The piece length is a property of the work list only: both variants run the same kernels.
+template <bool Long>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
   const Index piece = row_pieces_piece_length(p, Long);
-  with_vector_ops<Takes16::all>(p, [&]<class Ops, int V, bool RowMajor>(Ops ops) {
-    launch<Ops, V, RowMajor>(p, ops, piece, Fused, workspace, stream);
-  });
+  with_vector_ops<Takes16::all>(
+      p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, piece, workspace, stream); });
 }
 
 }  // namespace
 
 const SpmmVariant& row_pieces_variant() {
-  static const SpmmVariant v{"row_pieces", "a warp per row, long rows cut into pieces folded by a second kernel",
-                             can_implement, workspace_bytes<false, false>, run<false, false>};
+  static const SpmmVariant v{
+      "row_pieces", "a warp per row; rows of 2-8 pieces added in one block, longer ones folded by a second kernel",
+      can_implement, workspace_bytes<false>, run<false>};
   return v;
 }
 
 const SpmmVariant& row_pieces_long_variant() {
   static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 128 entries (fewer pieces to fold)",
-                             can_implement, workspace_bytes<true, false>, run<true, false>};
-  return v;
-}
-
-const SpmmVariant& row_pieces_fused_variant() {
-  static const SpmmVariant v{"row_pieces_fused",
-                             "row_pieces whose cut rows are folded in the main kernel by the last of their pieces",
-                             can_implement, workspace_bytes<false, true>, run<false, true>};
+                             can_implement, workspace_bytes<true>, run<true>};
   return v;
 }
 

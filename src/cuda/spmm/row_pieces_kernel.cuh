@@ -23,20 +23,23 @@ struct RowPiecesPolicy {
   // stays inside the kernel's time there (about 47 kcycles per SM on musae-crocodile at
   // N = 128), while 256-entry pieces would make the hub's warps the tail.
   static constexpr int min_long_piece = 128;
-  // Rows of at least this many pieces are added a block (8 pieces) at a time in shared
-  // memory (row_pieces_kernel). Every cut row blocked, a row of 2-7 pieces took a block of
-  // 8 warps: row_pieces ran 1.1-1.5x slower on musae-crocodile, ca-AstroPh-lcc and
-  // astro-ph at N = 128 (H200, 2026-11-26), whose many rows of 33-250 entries are cut.
-  static constexpr int min_block_pieces = 8;
+  // A cut row of at most one block's worth of pieces (8) is packed: its pieces, evened out
+  // and rounded up to 2, 4 or 8, share a block with other rows of the same width, whose
+  // warps add them in shared memory and write C (no partial row, no fold). Only longer
+  // rows are blocked (a partial row per block of 8 pieces, folded by piece_fold_kernel).
+  // Before, the rows of 2-7 pieces kept a partial row per piece, and the fold of the many
+  // rows of 33-250 entries of musae-crocodile, ca-AstroPh-lcc and astro-ph at N = 128 was
+  // a third of the time (10-17 us beside a 28-33 us product; H200, 2026-11-26).
+  static constexpr int block_pieces = block_threads / 32;
 };
 
 struct Unit {
   Index beg, end;
-  int row;
-  // -1: the whole row; p >= 0: a piece writing partial row p of the workspace; -2 - p: a
-  // piece of a blocked row, whose block adds its pieces into partial row p
+  int row;  // -1: a padding unit (no entries, writes nothing)
+  // In the loose units: -1 (a whole row). In a packed block: k >= 2 on the first of a row's
+  // k pieces, 0 on the others. In a blocked row's block: -2 - p, the block adds its
+  // pieces into partial row p.
   int piece;
-  int cut;  // a piece's row in the cut-row list (-1 for a whole row)
 };
 struct CutRow {
   int row;
@@ -44,34 +47,14 @@ struct CutRow {
   int pieces;       // its partial rows
 };
 
-// A row of at least RowPiecesPolicy::min_block_pieces pieces is blocked: the work list
-// puts its pieces in whole blocks of their own (padded with empty units) at its front, so
-// that a block's warps add their partial rows in shared memory, in warp order, and write
-// one partial row: the fold then adds 1/8 as many for a hub row (the 111 pieces of
-// musae-crocodile's 3546-entry row at N >= 128 become 14 partial rows), and the main
-// kernel writes 1/8 as many. Rows of fewer pieces keep a partial row per piece: a block
-// for each would leave most of its warps idle.
-//
-// With `counters` (row_pieces_fused: one per cut row and column tile, zero on entry), the
-// warp that writes a cut row's last partial row of a tile folds the row there
-// (fold_if_last, warp_row.cuh), in partial-row order, instead of a second kernel after
-// the whole grid.
-// The tile's arrival counter of cut row `cut`, and the fold once all its partial rows are in.
-template <class Ops, int V, bool RowMajor>
-__device__ __forceinline__ void fold_cut_row(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops,
-                                             const CutRow* __restrict__ cut_rows, unsigned* counters, int cut,
-                                             Index tile, Index tiles, Index j, bool writer,
-                                             const typename Ops::T* __restrict__ partial) {
-  const CutRow r = cut_rows[cut];
-  fold_if_last<Ops, V, RowMajor>(op, ops, counters + static_cast<Index>(cut) * tiles + tile, r.row, r.first_piece,
-                                 r.pieces, j, writer, partial);
-}
-
+// The work list is three runs of units. First the blocked rows (rows of more than 8
+// pieces), whose pieces fill whole blocks of their own and end in padding units; then the
+// packed blocks, 8 units each; then the loose units, one whole row each (rows of at most P
+// entries). `synced_units` is where the blocks that add across warps end (a multiple of 8).
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     row_pieces_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
-                      Index unit_count, typename Ops::T* __restrict__ partial, const CutRow* __restrict__ cut_rows,
-                      unsigned* counters) {
+                      Index unit_count, Index synced_units, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
   constexpr int warps = RowPiecesPolicy::block_threads / 32;
   const Index first = static_cast<Index>(blockIdx.x) * warps;
@@ -79,46 +62,34 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   const int warp = threadIdx.x >> 5;
   const Index w = first + warp;
   const int lane = threadIdx.x & 31;
-  const Index tile_width = static_cast<Index>(V) << log_w;
-  const Index tiles = (op.n + tile_width - 1) / tile_width;
-  // block-uniform: a blocked row's blocks hold only its pieces and are full
-  const bool blocked = units[first].piece <= -2;
-  if (!blocked && w >= unit_count) return;
+  const bool synced = first < synced_units;  // block-uniform; these blocks are full
+  if (!synced && w >= unit_count) return;
   const Unit u = units[w];
+  // In a synced block the first unit of a row (of a blocked block: warp 0) adds the
+  // others' sums after its own, in piece order; a loose unit writes its own row. An empty
+  // unit's sum is the identity, which changes nothing: every sum starts from it.
+  const bool blocked = synced && units[first].piece <= -2;  // block-uniform
+  const int span = !synced ? 1 : blocked ? (warp == 0 ? warps : 0) : u.piece;
   __shared__ T sums[warps][32 * V];
-  for (Index tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
-    const Index j = tile * tile_width + static_cast<Index>(lane & ((1 << log_w) - 1)) * V;
-    const bool active = j < op.n;
-    T acc[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = ops.identity();
+  for_each_tile<V>(ops, op.n, log_w, lane, [&](Index j, bool active, T(&acc)[V]) {
     warp_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, log_w, acc);
     const bool writer = active && (lane >> log_w) == 0;
-    if (!blocked) {
-      if (u.piece < 0) {
-        if (writer) write_row(op, ops, u.row, j, u.beg == u.end, acc);
-        continue;
-      }
-      if (writer) store_vec<T, V>(partial + static_cast<Index>(u.piece) * op.n + j, acc);
-      if (counters) fold_cut_row<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
-      continue;
-    }
-    if (writer)
+    if (synced) {
+      if (writer && span <= 0)
 #pragma unroll
-      for (int v = 0; v < V; ++v) sums[warp][lane * V + v] = acc[v];
-    __syncthreads();
-    if (warp == 0) {
-      if (writer) {
-        // the padding units (no entries) are the block's last ones
-        for (int q = 1; q < warps && units[first + q].beg < units[first + q].end; ++q)
+        for (int v = 0; v < V; ++v) sums[warp][lane * V + v] = acc[v];
+      __syncthreads();
+      if (writer)
+        for (int q = 1; q < span; ++q)
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], sums[q][lane * V + v]);
-        store_vec<T, V>(partial + static_cast<Index>(-2 - u.piece) * op.n + j, acc);
-      }
-      if (counters) fold_cut_row<Ops, V, RowMajor>(op, ops, cut_rows, counters, u.cut, tile, tiles, j, writer, partial);
+          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], sums[warp + q][lane * V + v]);
     }
-    __syncthreads();  // sums is written again for the next tile
-  }
+    if (writer && span >= 1) {
+      if (blocked) store_vec<T, V>(partial + static_cast<Index>(-2 - u.piece) * op.n + j, acc);
+      else write_row(op, ops, u.row, j, u.beg == u.end, acc);
+    }
+    if (synced) __syncthreads();  // sums is written again for the next tile
+  });
 }
 
 // The grid of the main kernel: a warp per work item, column tiles as the slow dimension.

@@ -165,12 +165,12 @@ __device__ __forceinline__ void write_row(const Operands<typename Ops::Stored, R
   }
 }
 
-// The fold of a cut row inside a product kernel (row_pieces_fused, the fused nnz_split
-// shapes). Every lane of the warp that wrote one of the row's partial rows for this column
-// tile calls it with the tile's counter: the warp that counts last (fence, then count: the
-// other partial rows are then visible to it) adds the row's `pieces` partial rows from
-// `first` in order, writes C (the `writer` lanes, one per column group), and resets the
-// counter for the next call.
+// The fold of a cut row inside a product kernel (the fused nnz_split shapes). Every lane
+// of the warp that wrote one of the row's partial rows for this column tile calls it with
+// the tile's counter: the warp that counts last (fence, then count: the other partial
+// rows are then visible to it) adds the row's `pieces` partial rows from `first` in
+// order, writes C (the `writer` lanes, one per column group), and resets the counter for
+// the next call.
 template <class Ops, int V, bool RowMajor>
 __device__ __forceinline__ void fold_if_last(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops,
                                              unsigned* count, Index row, int first, int pieces, Index j, bool writer,

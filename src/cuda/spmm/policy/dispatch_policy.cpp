@@ -48,6 +48,11 @@ struct DispatchPolicy {
   //   nnz_split_fused, email-Enron 1.13x against 0.99x, soc-Slashdot0902 0.70x against 0.66x
   //   with nnz_split_long; below 300k entries (ca-CondMat, as-caida, wiki-Vote,
   //   p2p-Gnutella31) they lost 8-18% to nnz_split_fused, and musae-facebook (342k) 3%.
+  //   Below waves_min_entries, row_pieces also from a mean row of pieces_mean_row, since
+  //   rows of 2-8 pieces are added inside a block (H200, 2026-11-26 13:05 UTC,
+  //   docs/notes/runs/2026-11-26-h200-row-pieces-packed.md: astro-ph 0.0127 ms against
+  //   0.0152 with nnz_split_fused, wiki-Vote 0.0097 against 0.0104); the sparser small
+  //   graphs (ca-CondMat, as-caida: mean rows 8 and 4) stay on nnz_split_fused.
   // - a longest row > long_row, N > small_n, many_rows rows or more: nnz_split_rows_long
   //   from N = large_n where the mean row is >= walk_rows_mean (ego-Twitter 0.97-0.99x
   //   against 0.88-0.91x with nnz_split_long, cit-HepPh 0.96-1.18x against 0.92-1.11x,
@@ -77,6 +82,7 @@ struct DispatchPolicy {
   static constexpr Index wide_n = 512;
   static constexpr Index huge_nnz = 900000;
   static constexpr double dense_mean_row = 20;
+  static constexpr double pieces_mean_row = 12;
   static constexpr double walk_rows_mean = 12;
   static constexpr Index many_rows = 20000;
   static constexpr Index few_rows = 12000;
@@ -148,6 +154,10 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       if (s.nvals >= P::waves_min_entries) {
         why = "long rows, small N: equal entries per warp, units that fill the last wave";
         return nnz_split_long_waves_variant();
+      }
+      if (s.mean_row >= P::pieces_mean_row) {
+        why = "long rows, small N, fewer entries: cut into pieces";
+        return row_pieces_variant();
       }
       why = "long rows, small N: equal entries per warp";
       return nnz_split_fused_variant();
