@@ -42,15 +42,21 @@ void check_matrix_shape(const X& C, const X& A, const Options& o) {
   check_matrix_mask("apply", o, C.nrows, C.ncols, C.device);
 }
 
+// The checks of a matrix apply, then its dispatch record on C's backend.
+template <class X>
+const Backend& begin_matrix_apply(const X& C, const X& A, const Options& o) {
+  check_common(C, A, o);
+  check_matrix_shape(C, A, o);
+  const Backend& be = backend_for(C.device);
+  begin_dispatch("apply", be.name).variant = "map_values";
+  return be;
+}
+
 }  // namespace
 
 void apply(SparseStorage& C, const SparseStorage& A, const ApplyOp& op, const Options& o) {
-  check_common(C, A, o);
-  check_matrix_shape(C, A, o);
+  const Backend& be = begin_matrix_apply(C, A, o);
   const ApplyArgs f = args_of(op, C.type);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch("apply", be.name);
-  rec.variant = "map_values";
   std::shared_ptr<const SparseStorage> At;
   if (o.transpose_a) At = cached_transpose(A);
   const SparseStorage& src = At ? *At : A;
@@ -70,12 +76,8 @@ void apply(SparseStorage& C, const SparseStorage& A, const ApplyOp& op, const Op
 }
 
 void apply(DenseStorage& C, const DenseStorage& A, const ApplyOp& op, const Options& o) {
-  check_common(C, A, o);
-  check_matrix_shape(C, A, o);
+  const Backend& be = begin_matrix_apply(C, A, o);
   const ApplyArgs f = args_of(op, C.type);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch("apply", be.name);
-  rec.variant = "map_values";
   DenseStorage At;
   if (o.transpose_a) required(be.transpose_dense, "transpose(dense)", C.device)(At, A);
   const DenseStorage& src = o.transpose_a ? At : A;

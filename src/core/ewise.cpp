@@ -42,16 +42,23 @@ void check_matrix_shapes(const char* op, const X& C, const X& A, const X& B, con
   check_matrix_mask(op, o, C.nrows, C.ncols, C.device);
 }
 
+// The checks of a matrix ewise, then its dispatch record on C's backend.
+template <class X>
+const Backend& begin_matrix_ewise(const char* name, const X& C, const X& A, const X& B, BinaryOpId op,
+                                  const Options& o, const char* variant) {
+  check_common(name, C, A, B, op, o);
+  check_matrix_shapes(name, C, A, B, o);
+  const Backend& be = backend_for(C.device);
+  begin_dispatch(name, be.name).variant = variant;
+  return be;
+}
+
 }  // namespace
 
 void ewise(SparseStorage& C, const SparseStorage& A, const SparseStorage& B, BinaryOpId op, EwiseKind kind,
            const Options& o) {
   const char* name = name_of(kind);
-  check_common(name, C, A, B, op, o);
-  check_matrix_shapes(name, C, A, B, o);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch(name, be.name);
-  rec.variant = "sparse_merge";
+  const Backend& be = begin_matrix_ewise(name, C, A, B, op, o, "sparse_merge");
   std::shared_ptr<const SparseStorage> At, Bt;
   if (o.transpose_a) At = cached_transpose(A);
   if (o.transpose_b) Bt = cached_transpose(B);
@@ -64,11 +71,7 @@ void ewise(SparseStorage& C, const SparseStorage& A, const SparseStorage& B, Bin
 void ewise(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, BinaryOpId op, EwiseKind kind,
            const Options& o) {
   const char* name = name_of(kind);
-  check_common(name, C, A, B, op, o);
-  check_matrix_shapes(name, C, A, B, o);
-  const Backend& be = backend_for(C.device);
-  DispatchRecord& rec = begin_dispatch(name, be.name);
-  rec.variant = "dense";
+  const Backend& be = begin_matrix_ewise(name, C, A, B, op, o, "dense");
   DenseStorage At, Bt;
   if (o.transpose_a) required(be.transpose_dense, "transpose(dense)", C.device)(At, A);
   if (o.transpose_b) required(be.transpose_dense, "transpose(dense)", C.device)(Bt, B);

@@ -71,6 +71,22 @@ const char* field_of(bool all_true) {
   else return "real";
 }
 
+// The banner, the comment naming the value type, and the size line's dimensions (the
+// caller ends the line: a coordinate file adds its entry count).
+void write_header(TextOut& out, const char* format, const char* field, std::string_view type_name, Index m,
+                  Index n) {
+  out.put("%%MatrixMarket matrix ");
+  out.put(format);
+  out.put(' ');
+  out.put(field);
+  out.put(" general\n% written by geblas (");
+  out.put(type_name);
+  out.put(")\n");
+  out.number(m);
+  out.put(' ');
+  out.number(n);
+}
+
 template <class T>
 void write_sparse(const std::string& path, const SparseStorage& A, std::string_view type_name) {
   const Index* ro = A.row_offsets.as<Index>();
@@ -82,14 +98,7 @@ void write_sparse(const std::string& path, const SparseStorage& A, std::string_v
   const bool pattern = std::is_same_v<T, bool> && all_true;
   ByteSink sink(path);
   auto out = std::make_unique<TextOut>(sink);
-  out->put("%%MatrixMarket matrix coordinate ");
-  out->put(field_of<T>(all_true));
-  out->put(" general\n% written by geblas (");
-  out->put(type_name);
-  out->put(")\n");
-  out->number(A.nrows);
-  out->put(' ');
-  out->number(A.ncols);
+  write_header(*out, "coordinate", field_of<T>(all_true), type_name, A.nrows, A.ncols);
   out->put(' ');
   out->number(A.nvals);
   out->put('\n');
@@ -113,14 +122,7 @@ void write_dense(const std::string& path, const DenseStorage& A, std::string_vie
   const T* a = A.data.as<T>();
   ByteSink sink(path);
   auto out = std::make_unique<TextOut>(sink);
-  out->put("%%MatrixMarket matrix array ");
-  out->put(field_of<T>(false));
-  out->put(" general\n% written by geblas (");
-  out->put(type_name);
-  out->put(")\n");
-  out->number(A.nrows);
-  out->put(' ');
-  out->number(A.ncols);
+  write_header(*out, "array", field_of<T>(false), type_name, A.nrows, A.ncols);
   out->put('\n');
   const bool row_major = A.layout == Layout::row_major;
   for (Index j = 0; j < A.ncols; ++j)

@@ -373,8 +373,8 @@ namespace {
 
 // The variants that compute 16-bit values; every other one must refuse them, naming the type.
 const std::set<std::string> variants_16bit = {
-    "row_split",           "row_pieces",           "row_group",       "nnz_split",
-    "nnz_split_fused",     "nnz_split_long",       "nnz_split_line",  "nnz_split_line_long",
+    "row_split",           "row_pieces",           "row_group",      "nnz_split",
+    "nnz_split_fused",     "nnz_split_long",       "nnz_split_line", "nnz_split_line_long",
     "nnz_split_rows_long", "nnz_split_long_waves", "row_pieces_long"};
 
 template <class H>
