@@ -1,9 +1,10 @@
-// bench_cpu_spmm: times geblas's CPU mxm (sparse x dense, float) against Eigen's sparse x
+// bench_cpu_spmm: times geblas's CPU mxm (sparse x dense, float or double) against Eigen's sparse x
 // dense product and SuiteSparse:GraphBLAS's GrB_mxm, in one process on the same inputs:
 // plus_times, max_times and min_plus at N = 16, 64, 256, on a seeded uniform random graph
 // and on the largest shared graphs. Each time is the median of --runs timed runs after
 // one warm-up; every result is checked entry by entry against the others before it is
-// printed. Values are small integers (exact in float in any summation order).
+// printed. Values are small integers (exact in float in any summation order). --type
+// double runs every product in double (GrB_FP64 on SuiteSparse's side).
 //
 // Eigen has no semirings: for plus_times it runs its own product (A * B with row-major
 // B, which Eigen runs on one thread), and "eigen x T" is the same product on T row
@@ -17,8 +18,11 @@
 // AVX-512 FMA loops for plus_times: C held full by row, pre-filled with the monoid's
 // identity, then C += A*B (GrB_mxm with the semiring's add as accumulator). The pre-fill
 // is inside the timed region: it is what that path needs to compute geblas's C = A*B.
-// geblas and this path are timed in turn, run by run, and the geblas column is from those
-// runs (on a shared machine both then see the same load).
+// geblas and this path are timed in turn, run by run (on a shared machine both then see
+// the same load): column g_paired, and grbD/g is grb_dense / g_paired. Run so, each product
+// finds the caches as the other left them (this VM: geblas's max_times / min_plus up to 2x
+// slower than back to back); the geblas column is the back-to-back median, the one the
+// other ratios use, as the other libraries' columns are.
 //
 // --processes K re-executes the bench K times (same arguments) and prints, per case, the
 // min / median / max over processes of the per-process medians, and their spread
@@ -32,7 +36,7 @@
 //
 // usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
 //                       [--semirings plus_times,max_times,min_plus] [--runs 5]
-//                       [--eigen 0] [--processes K]
+//                       [--eigen 0] [--processes K] [--type float|double]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -64,8 +68,10 @@ extern "C" {  // GraphBLAS.h declares C functions without a C++ guard
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using ESparse = Eigen::SparseMatrix<float, Eigen::RowMajor, int>;
-using EDense = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using ESparse = Eigen::SparseMatrix<T, Eigen::RowMajor, int>;
+template <class T>
+using EDense = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 struct Csr {
   std::string name;
@@ -186,23 +192,19 @@ void median_pair_ms(int runs, const std::function<void()>& f, const std::functio
 
 struct SemiringCase {
   std::string name;
-  float identity;
-  float (*add)(float, float);
-  float (*mul)(float, float);
+  double identity;  // of the add monoid (exact in float and double)
 };
 
 const std::vector<SemiringCase>& semiring_cases() {
-  static const std::vector<SemiringCase> cases = {
-      {"plus_times", 0.0f, [](float a, float b) { return a + b; }, [](float a, float b) { return a * b; }},
-      {"max_times", -INFINITY, [](float a, float b) { return std::fmax(a, b); }, [](float a, float b) { return a * b; }},
-      {"min_plus", INFINITY, [](float a, float b) { return std::fmin(a, b); }, [](float a, float b) { return a + b; }},
-  };
+  static const std::vector<SemiringCase> cases = {{"plus_times", 0.0}, {"max_times", -INFINITY}, {"min_plus", INFINITY}};
   return cases;
 }
 
 // Eigen: its own product for plus_times; row expressions for the others. Rows
 // [r0, r1) only, so the same code serves the row-block parallel run.
-void eigen_rows(const SemiringCase& s, const ESparse& A, const EDense& B, EDense& C, Eigen::Index r0, Eigen::Index r1) {
+template <class T>
+void eigen_rows(const SemiringCase& s, const ESparse<T>& A, const EDense<T>& B, EDense<T>& C, Eigen::Index r0,
+                Eigen::Index r1) {
   if (s.name == "plus_times") {
     C.middleRows(r0, r1 - r0).noalias() = A.middleRows(r0, r1 - r0) * B;
     return;
@@ -210,9 +212,9 @@ void eigen_rows(const SemiringCase& s, const ESparse& A, const EDense& B, EDense
   const bool is_max = s.name == "max_times";
   for (Eigen::Index i = r0; i < r1; ++i) {
     auto c = C.row(i);
-    ESparse::InnerIterator it(A, i);
+    typename ESparse<T>::InnerIterator it(A, i);
     if (!it) {
-      c.setConstant(s.identity);
+      c.setConstant(static_cast<T>(s.identity));
       continue;
     }
     if (is_max) c = it.value() * B.row(it.index());
@@ -225,10 +227,12 @@ void eigen_rows(const SemiringCase& s, const ESparse& A, const EDense& B, EDense
 }
 
 // Largest difference between two row-major results, counted in entries that differ.
-geblas::Index count_differences(const float* x, const float* y, std::size_t count) {
+template <class T>
+geblas::Index count_differences(const T* x, const T* y, std::size_t count) {
+  const T tol = std::is_same_v<T, float> ? T(1e-5) : T(1e-12);
   geblas::Index bad = 0;
   for (std::size_t k = 0; k < count; ++k)
-    if (!(x[k] == y[k] || std::abs(x[k] - y[k]) <= 1e-5f * std::max(1.0f, std::abs(y[k])))) ++bad;
+    if (!(x[k] == y[k] || std::abs(x[k] - y[k]) <= tol * std::max(T(1), std::abs(y[k])))) ++bad;
   return bad;
 }
 
@@ -242,38 +246,65 @@ geblas::Index count_differences(const float* x, const float* y, std::size_t coun
     }                                                                                 \
   } while (0)
 
-GrB_Semiring grb_semiring(const std::string& name) {
-  if (name == "plus_times") return GrB_PLUS_TIMES_SEMIRING_FP32;
-  if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP32;
-  return GrB_MIN_PLUS_SEMIRING_FP32;
-}
-
-// The semiring's add, as the accumulator of the dense-output path.
-GrB_BinaryOp grb_add(const std::string& name) {
-  if (name == "plus_times") return GrB_PLUS_FP32;
-  if (name == "max_times") return GrB_MAX_FP32;
-  return GrB_MIN_FP32;
-}
+// SuiteSparse's names for one value type: its type, the three semirings, their adds (the
+// accumulators of the dense-output path) and the typed build / extract / assign.
+template <class T>
+struct Grb;
+template <>
+struct Grb<float> {
+  static GrB_Type type() { return GrB_FP32; }
+  static GrB_Semiring semiring(const std::string& name) {
+    if (name == "plus_times") return GrB_PLUS_TIMES_SEMIRING_FP32;
+    if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP32;
+    return GrB_MIN_PLUS_SEMIRING_FP32;
+  }
+  static GrB_BinaryOp add(const std::string& name) {
+    if (name == "plus_times") return GrB_PLUS_FP32;
+    if (name == "max_times") return GrB_MAX_FP32;
+    return GrB_MIN_FP32;
+  }
+  static constexpr auto build = GrB_Matrix_build_FP32;
+  static constexpr auto extract = GrB_Matrix_extractTuples_FP32;
+  static constexpr auto assign = GrB_Matrix_assign_FP32;
+};
+template <>
+struct Grb<double> {
+  static GrB_Type type() { return GrB_FP64; }
+  static GrB_Semiring semiring(const std::string& name) {
+    if (name == "plus_times") return GrB_PLUS_TIMES_SEMIRING_FP64;
+    if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP64;
+    return GrB_MIN_PLUS_SEMIRING_FP64;
+  }
+  static GrB_BinaryOp add(const std::string& name) {
+    if (name == "plus_times") return GrB_PLUS_FP64;
+    if (name == "max_times") return GrB_MAX_FP64;
+    return GrB_MIN_FP64;
+  }
+  static constexpr auto build = GrB_Matrix_build_FP64;
+  static constexpr auto extract = GrB_Matrix_extractTuples_FP64;
+  static constexpr auto assign = GrB_Matrix_assign_FP64;
+};
 #endif
 
 // One printed row of the table, as the --processes parent reads it back.
 struct Row {
   std::string graph, semiring;
   int n = 0;
-  double geblas = NAN, grb = NAN, grb_dense = NAN;
+  double geblas = NAN, grb = NAN, grb_dense = NAN, geblas_paired = NAN;
 };
 
 bool parse_row(const char* line, Row& r) {
   char g[128], s[64];
-  double t[6];
-  if (line[0] == '#' || std::sscanf(line, "%127s %63s %d %lf %lf %lf %lf %lf %lf", g, s, &r.n, &t[0], &t[1], &t[2], &t[3],
-                                    &t[4], &t[5]) != 9)
+  double t[7];
+  if (line[0] == '#' || std::sscanf(line, "%127s %63s %d %lf %lf %lf %lf %lf %lf %lf", g, s, &r.n, &t[0], &t[1], &t[2],
+                                    &t[3], &t[4], &t[5], &t[6]) != 10)
     return false;
   r.graph = g;
   r.semiring = s;
   r.geblas = t[0];
   r.grb = t[4];
   r.grb_dense = t[5];
+  r.geblas_paired = t[6];
   return true;
 }
 
@@ -310,7 +341,7 @@ int run_processes(int processes, int argc, char** argv) {
     if (rc != 0) { std::fprintf(stderr, "process %d of %s failed (%d)\n", p, cmd.c_str(), rc); return 1; }
   }
   std::printf("# %d processes; per case: geblas's per-process medians (min / median / max, spread = max / min), "
-              "SuiteSparse's, and the median over processes of the same-process ratio grb_dense / geblas\n",
+              "SuiteSparse's, and the median over processes of the same-process ratio grb_dense / g_paired\n",
               processes);
   std::printf("%-24s %-10s %4s %9s %9s %9s %7s %9s %7s %9s %7s %8s %8s\n", "graph", "semiring", "N", "g_min", "g_med",
               "g_max", "g_sprd", "grb_med", "grb_sp", "grbD_med", "grbD_sp", "grb/g", "grbD/g");
@@ -324,7 +355,7 @@ int run_processes(int processes, int argc, char** argv) {
       grb.push_back(r.grb);
       grbd.push_back(r.grb_dense);
       rg.push_back(r.grb / r.geblas);
-      rd.push_back(r.grb_dense / r.geblas);
+      rd.push_back(r.grb_dense / r.geblas_paired);
     }
     const auto [gmin, gmax] = std::minmax_element(g.begin(), g.end());
     const auto spread = [](const std::vector<double>& x) {
@@ -347,6 +378,169 @@ int run_processes(int processes, int argc, char** argv) {
   return 0;
 }
 
+// One graph at every N and semiring, in value type T; the number of cases whose results
+// differ between the libraries, or -1 for an unknown semiring.
+struct Settings {
+  std::vector<int> ns;
+  std::vector<std::string> semirings;
+  int runs = 5;
+  bool only_geblas = false, with_eigen = true;
+  int threads = 1;
+};
+
+template <class T>
+int run_graph(const Csr& g, const Settings& st) {
+  const std::vector<int>& ns = st.ns;
+  const std::vector<std::string>& semirings = st.semirings;
+  const int runs = st.runs, threads = st.threads;
+  const bool only_geblas = st.only_geblas, with_eigen = st.with_eigen;
+  const auto nnz = static_cast<geblas::Index>(g.cols.size());
+  int failures = 0;
+  const std::vector<T> vals(g.vals.begin(), g.vals.end());
+  const auto A = geblas::SparseMatrix<T>::from_csr(g.nrows, g.ncols, g.offsets, g.cols, vals);
+  std::vector<int> outer(g.offsets.begin(), g.offsets.end());
+  const ESparse<T> Ae = Eigen::Map<const ESparse<T>>(g.nrows, g.ncols, nnz, outer.data(), g.cols.data(), vals.data());
+  // row blocks of about equal entries for the parallel Eigen run
+  std::vector<Eigen::Index> blocks = {0};
+  for (int t = 1; t < threads; ++t)
+    blocks.push_back(std::lower_bound(g.offsets.begin(), g.offsets.end(), nnz * t / threads) - g.offsets.begin());
+  blocks.push_back(g.nrows);
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+  GrB_Matrix Ag = nullptr;
+  {
+    std::vector<GrB_Index> I(static_cast<std::size_t>(nnz)), J(static_cast<std::size_t>(nnz));
+    for (geblas::Index i = 0; i < g.nrows; ++i)
+      for (geblas::Index k = g.offsets[i]; k < g.offsets[i + 1]; ++k) {
+        I[k] = static_cast<GrB_Index>(i);
+        J[k] = static_cast<GrB_Index>(g.cols[k]);
+      }
+    GRB_CHECK(GrB_Matrix_new(&Ag, Grb<T>::type(), g.nrows, g.ncols));
+    GRB_CHECK(Grb<T>::build(Ag, I.data(), J.data(), vals.data(), nnz, Grb<T>::add("plus_times")));
+    GRB_CHECK(GrB_Matrix_wait(Ag, GrB_MATERIALIZE));
+  }
+#endif
+  for (int n : ns) {
+    // B: values 0..7, seeded
+    EDense<T> Be(g.ncols, n);
+    {
+      std::mt19937_64 rng(99 + n);
+      for (Eigen::Index k = 0; k < Be.size(); ++k) Be.data()[k] = static_cast<T>(rng() % 8);
+    }
+    const auto B = geblas::DenseMatrix<T>::from_row_major(g.ncols, n, std::vector<T>(Be.data(), Be.data() + Be.size()));
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+    GrB_Matrix Bg = nullptr;
+    {
+      GRB_CHECK(GrB_Matrix_new(&Bg, Grb<T>::type(), g.ncols, n));
+      const GrB_Index bytes = static_cast<GrB_Index>(Be.size()) * sizeof(T);
+      void* x = std::malloc(bytes);
+      std::copy(Be.data(), Be.data() + Be.size(), static_cast<T*>(x));
+      GRB_CHECK(GxB_Matrix_pack_FullR(Bg, &x, bytes, false, nullptr));
+    }
+#endif
+    for (const auto& sname : semirings) {
+      const auto it = std::find_if(semiring_cases().begin(), semiring_cases().end(), [&](auto& c) { return c.name == sname; });
+      if (it == semiring_cases().end()) {
+        std::fprintf(stderr, "unknown semiring %s\n", sname.c_str());
+        return -1;
+      }
+      const SemiringCase& s = *it;
+      const geblas::SemiringId id = geblas::semiring_from_string(sname.c_str());
+      geblas::DenseMatrix<T> C(g.nrows, n);
+      double cpu_geblas = 0;
+      const auto run_geblas = [&] {
+        geblas::visit_semiring<T>(id, [&]<class S>() { geblas::mxm(C, A, B, S{}); });
+      };
+      double t_geblas = median_ms(runs, run_geblas, &cpu_geblas);
+      if (only_geblas) {
+        std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
+        continue;
+      }
+      const std::vector<T> got = C.to_row_major();
+      geblas::Index bad = 0;
+      double t_geblas1 = NAN, t_eigen = NAN, t_eigen2 = NAN;
+      if (with_eigen) {
+        geblas::DenseMatrix<T> C1(g.nrows, n);
+        omp_set_num_threads(1);
+        t_geblas1 = median_ms(runs, [&] {
+          geblas::visit_semiring<T>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); });
+        });
+        omp_set_num_threads(threads);
+        EDense<T> Ce(g.nrows, n), Ce2(g.nrows, n);
+        t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
+        t_eigen2 = median_ms(runs, [&] {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+          for (int t = 0; t < threads; ++t) eigen_rows(s, Ae, Be, Ce2, blocks[t], blocks[t + 1]);
+        });
+        bad += count_differences(got.data(), Ce.data(), got.size());
+        bad += count_differences(got.data(), C1.to_row_major().data(), got.size());
+        bad += count_differences(got.data(), Ce2.data(), got.size());
+      }
+      double t_grb = NAN, t_grb_dense = NAN, t_paired = NAN;
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+      {
+        GrB_Matrix Cg = nullptr;
+        GRB_CHECK(GrB_Matrix_new(&Cg, Grb<T>::type(), g.nrows, n));
+        t_grb = median_ms(runs, [&] {
+          GRB_CHECK(GrB_mxm(Cg, nullptr, nullptr, Grb<T>::semiring(sname), Ag, Bg, nullptr));
+          GRB_CHECK(GrB_Matrix_wait(Cg, GrB_MATERIALIZE));
+        });
+        GrB_Index nv = 0;
+        GRB_CHECK(GrB_Matrix_nvals(&nv, Cg));
+        std::vector<GrB_Index> I(nv), J(nv);
+        std::vector<T> X(nv);
+        GRB_CHECK(Grb<T>::extract(I.data(), J.data(), X.data(), &nv, Cg));
+        // entries GraphBLAS leaves absent are the identity in geblas's dense C
+        std::vector<T> full(got.size(), static_cast<T>(s.identity));
+        for (GrB_Index k = 0; k < nv; ++k) full[I[k] * static_cast<GrB_Index>(n) + J[k]] = X[k];
+        bad += count_differences(got.data(), full.data(), got.size());
+        GrB_Matrix_free(&Cg);
+      }
+      {
+        // the dense-output path: C full, held by row, pre-filled with the identity
+        GrB_Matrix Cd = nullptr;
+        GRB_CHECK(GrB_Matrix_new(&Cd, Grb<T>::type(), g.nrows, n));
+        GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_FORMAT, GxB_BY_ROW));
+        GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_SPARSITY_CONTROL, GxB_FULL));
+        // timed in turn with geblas (g_paired), for the ratio grbD/g
+        median_pair_ms(runs, run_geblas, [&] {
+          GRB_CHECK(Grb<T>::assign(Cd, nullptr, nullptr, static_cast<T>(s.identity), GrB_ALL, g.nrows, GrB_ALL, n, nullptr));
+          GRB_CHECK(GrB_mxm(Cd, nullptr, Grb<T>::add(sname), Grb<T>::semiring(sname), Ag, Bg, nullptr));
+          GRB_CHECK(GrB_Matrix_wait(Cd, GrB_MATERIALIZE));
+        }, t_paired, t_grb_dense);
+        int sparsity = 0;
+        GRB_CHECK(GxB_Matrix_Option_get(Cd, GxB_SPARSITY_STATUS, &sparsity));
+        if (sparsity != GxB_FULL) {
+          std::printf("# grb_dense: C is not held full (status %d)\n", sparsity);
+          ++bad;
+        }
+        GrB_Index nv = 0;
+        GRB_CHECK(GrB_Matrix_nvals(&nv, Cd));
+        std::vector<GrB_Index> I(nv), J(nv);
+        std::vector<T> X(nv);
+        GRB_CHECK(Grb<T>::extract(I.data(), J.data(), X.data(), &nv, Cd));
+        std::vector<T> full(got.size(), static_cast<T>(NAN));
+        for (GrB_Index k = 0; k < nv; ++k) full[I[k] * static_cast<GrB_Index>(n) + J[k]] = X[k];
+        bad += count_differences(got.data(), full.data(), got.size());
+        GrB_Matrix_free(&Cd);
+      }
+#endif
+      if (bad) ++failures;
+      std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f %9.2f %9.2f%s\n",
+                  g.name.c_str(), sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_grb_dense, t_paired,
+                  t_eigen / t_geblas, t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas,
+                  t_grb_dense / t_paired, bad ? "  RESULTS DIFFER" : "");
+      std::fflush(stdout);
+    }
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+    GrB_Matrix_free(&Bg);
+#endif
+  }
+#ifdef GEBLAS_HAVE_GRAPHBLAS
+  GrB_Matrix_free(&Ag);
+#endif
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -357,6 +551,7 @@ int main(int argc, char** argv) {
   bool only_geblas = false;  // --only-geblas 1: skip Eigen and GraphBLAS (for tuning runs)
   bool with_eigen = true;    // --eigen 0: skip Eigen and geblas on one thread
   int processes = 0;
+  std::string type = "float";
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a], value = argv[a + 1];
     if (key == "--graphs") graphs = split(value);
@@ -366,7 +561,12 @@ int main(int argc, char** argv) {
     else if (key == "--only-geblas") only_geblas = value == "1";
     else if (key == "--eigen") with_eigen = value != "0";
     else if (key == "--processes") processes = std::stoi(value);
+    else if (key == "--type") type = value;
     else { std::fprintf(stderr, "unknown option %s\n", key.c_str()); return 2; }
+  }
+  if (type != "float" && type != "double") {
+    std::fprintf(stderr, "--type is float or double, not %s\n", type.c_str());
+    return 2;
   }
   if (processes > 0) return run_processes(processes, argc, argv);
   const int threads = omp_get_max_threads();
@@ -386,11 +586,12 @@ int main(int argc, char** argv) {
   // (docs/notes/cpu-spmm-vs-suitesparse.md). It applies to both libraries alike.
   std::printf("# OpenMP wait policy: %s\n", geblas::passive_wait() ? "passive" : "spinning (libgomp default)");
   std::printf("# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
-              "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms\n",
-              threads, threads, threads, runs);
-  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "graph", "semiring", "N", "geblas",
-              "geblas_x1", "eigen", "eigen_xT", "graphblas", "grb_dense", "eigen/g", "eigen/g1", "eigenT/g", "grb/g",
-              "grbD/g");
+              "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms; %s values\n",
+              threads, threads, threads, runs, type.c_str());
+  std::printf("%-24s %-10s %4s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "graph", "semiring", "N",
+              "geblas", "geblas_x1", "eigen", "eigen_xT", "graphblas", "grb_dense", "g_paired", "eigen/g", "eigen/g1",
+              "eigenT/g", "grb/g", "grbD/g");
+  const Settings st{ns, semirings, runs, only_geblas, with_eigen, threads};
   int failures = 0;
   for (const auto& gname : graphs) {
     Csr g;
@@ -398,144 +599,9 @@ int main(int argc, char** argv) {
     else if (!load_graph(gname, g)) continue;
     const auto nnz = static_cast<geblas::Index>(g.cols.size());
     std::printf("# %s: %lld x %lld, %lld entries\n", g.name.c_str(), (long long)g.nrows, (long long)g.ncols, (long long)nnz);
-    const auto A = geblas::SparseMatrix<float>::from_csr(g.nrows, g.ncols, g.offsets, g.cols, g.vals);
-    std::vector<int> outer(g.offsets.begin(), g.offsets.end());
-    const ESparse Ae = Eigen::Map<const ESparse>(g.nrows, g.ncols, nnz, outer.data(), g.cols.data(), g.vals.data());
-    // row blocks of about equal entries for the parallel Eigen run
-    std::vector<Eigen::Index> blocks = {0};
-    for (int t = 1; t < threads; ++t)
-      blocks.push_back(std::lower_bound(g.offsets.begin(), g.offsets.end(), nnz * t / threads) - g.offsets.begin());
-    blocks.push_back(g.nrows);
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-    GrB_Matrix Ag = nullptr;
-    {
-      std::vector<GrB_Index> I(static_cast<std::size_t>(nnz)), J(static_cast<std::size_t>(nnz));
-      for (geblas::Index i = 0; i < g.nrows; ++i)
-        for (geblas::Index k = g.offsets[i]; k < g.offsets[i + 1]; ++k) {
-          I[k] = static_cast<GrB_Index>(i);
-          J[k] = static_cast<GrB_Index>(g.cols[k]);
-        }
-      GRB_CHECK(GrB_Matrix_new(&Ag, GrB_FP32, g.nrows, g.ncols));
-      GRB_CHECK(GrB_Matrix_build_FP32(Ag, I.data(), J.data(), g.vals.data(), nnz, GrB_PLUS_FP32));
-      GRB_CHECK(GrB_Matrix_wait(Ag, GrB_MATERIALIZE));
-    }
-#endif
-    for (int n : ns) {
-      // B: values 0..7, seeded
-      EDense Be(g.ncols, n);
-      {
-        std::mt19937_64 rng(99 + n);
-        for (Eigen::Index k = 0; k < Be.size(); ++k) Be.data()[k] = static_cast<float>(rng() % 8);
-      }
-      const auto B = geblas::DenseMatrix<float>::from_row_major(g.ncols, n, std::vector<float>(Be.data(), Be.data() + Be.size()));
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-      GrB_Matrix Bg = nullptr;
-      {
-        GRB_CHECK(GrB_Matrix_new(&Bg, GrB_FP32, g.ncols, n));
-        const GrB_Index bytes = static_cast<GrB_Index>(Be.size()) * sizeof(float);
-        void* x = std::malloc(bytes);
-        std::copy(Be.data(), Be.data() + Be.size(), static_cast<float*>(x));
-        GRB_CHECK(GxB_Matrix_pack_FullR(Bg, &x, bytes, false, nullptr));
-      }
-#endif
-      for (const auto& sname : semirings) {
-        const auto it = std::find_if(semiring_cases().begin(), semiring_cases().end(), [&](auto& c) { return c.name == sname; });
-        if (it == semiring_cases().end()) { std::fprintf(stderr, "unknown semiring %s\n", sname.c_str()); return 2; }
-        const SemiringCase& s = *it;
-        const geblas::SemiringId id = geblas::semiring_from_string(sname.c_str());
-        geblas::DenseMatrix<float> C(g.nrows, n);
-        double cpu_geblas = 0;
-        const auto run_geblas = [&] {
-          geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C, A, B, S{}); });
-        };
-        double t_geblas = median_ms(runs, run_geblas, &cpu_geblas);
-        if (only_geblas) {
-          std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
-          continue;
-        }
-        const std::vector<float> got = C.to_row_major();
-        geblas::Index bad = 0;
-        double t_geblas1 = NAN, t_eigen = NAN, t_eigen2 = NAN;
-        if (with_eigen) {
-          geblas::DenseMatrix<float> C1(g.nrows, n);
-          omp_set_num_threads(1);
-          t_geblas1 = median_ms(runs, [&] {
-            geblas::visit_semiring<float>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); });
-          });
-          omp_set_num_threads(threads);
-          EDense Ce(g.nrows, n), Ce2(g.nrows, n);
-          t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
-          t_eigen2 = median_ms(runs, [&] {
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-            for (int t = 0; t < threads; ++t) eigen_rows(s, Ae, Be, Ce2, blocks[t], blocks[t + 1]);
-          });
-          bad += count_differences(got.data(), Ce.data(), got.size());
-          bad += count_differences(got.data(), C1.to_row_major().data(), got.size());
-          bad += count_differences(got.data(), Ce2.data(), got.size());
-        }
-        double t_grb = NAN, t_grb_dense = NAN;
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-        {
-          GrB_Matrix Cg = nullptr;
-          GRB_CHECK(GrB_Matrix_new(&Cg, GrB_FP32, g.nrows, n));
-          t_grb = median_ms(runs, [&] {
-            GRB_CHECK(GrB_mxm(Cg, nullptr, nullptr, grb_semiring(sname), Ag, Bg, nullptr));
-            GRB_CHECK(GrB_Matrix_wait(Cg, GrB_MATERIALIZE));
-          });
-          GrB_Index nv = 0;
-          GRB_CHECK(GrB_Matrix_nvals(&nv, Cg));
-          std::vector<GrB_Index> I(nv), J(nv);
-          std::vector<float> X(nv);
-          GRB_CHECK(GrB_Matrix_extractTuples_FP32(I.data(), J.data(), X.data(), &nv, Cg));
-          // entries GraphBLAS leaves absent are the identity in geblas's dense C
-          std::vector<float> full(got.size(), s.identity);
-          for (GrB_Index k = 0; k < nv; ++k) full[I[k] * static_cast<GrB_Index>(n) + J[k]] = X[k];
-          bad += count_differences(got.data(), full.data(), got.size());
-          GrB_Matrix_free(&Cg);
-        }
-        {
-          // the dense-output path: C full, held by row, pre-filled with the identity
-          GrB_Matrix Cd = nullptr;
-          GRB_CHECK(GrB_Matrix_new(&Cd, GrB_FP32, g.nrows, n));
-          GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_FORMAT, GxB_BY_ROW));
-          GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_SPARSITY_CONTROL, GxB_FULL));
-          // timed in turn with geblas: the geblas column and both ratios use these runs
-          median_pair_ms(runs, run_geblas, [&] {
-            GRB_CHECK(GrB_Matrix_assign_FP32(Cd, nullptr, nullptr, s.identity, GrB_ALL, g.nrows, GrB_ALL, n, nullptr));
-            GRB_CHECK(GrB_mxm(Cd, nullptr, grb_add(sname), grb_semiring(sname), Ag, Bg, nullptr));
-            GRB_CHECK(GrB_Matrix_wait(Cd, GrB_MATERIALIZE));
-          }, t_geblas, t_grb_dense);
-          int sparsity = 0;
-          GRB_CHECK(GxB_Matrix_Option_get(Cd, GxB_SPARSITY_STATUS, &sparsity));
-          if (sparsity != GxB_FULL) {
-            std::printf("# grb_dense: C is not held full (status %d)\n", sparsity);
-            ++bad;
-          }
-          GrB_Index nv = 0;
-          GRB_CHECK(GrB_Matrix_nvals(&nv, Cd));
-          std::vector<GrB_Index> I(nv), J(nv);
-          std::vector<float> X(nv);
-          GRB_CHECK(GrB_Matrix_extractTuples_FP32(I.data(), J.data(), X.data(), &nv, Cd));
-          std::vector<float> full(got.size(), NAN);
-          for (GrB_Index k = 0; k < nv; ++k) full[I[k] * static_cast<GrB_Index>(n) + J[k]] = X[k];
-          bad += count_differences(got.data(), full.data(), got.size());
-          GrB_Matrix_free(&Cd);
-        }
-#endif
-        if (bad) ++failures;
-        std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f %9.2f %9.2f%s\n",
-                    g.name.c_str(), sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_grb_dense,
-                    t_eigen / t_geblas, t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas,
-                    t_grb_dense / t_geblas, bad ? "  RESULTS DIFFER" : "");
-        std::fflush(stdout);
-      }
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-      GrB_Matrix_free(&Bg);
-#endif
-    }
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-    GrB_Matrix_free(&Ag);
-#endif
+    const int f = type == "double" ? run_graph<double>(g, st) : run_graph<float>(g, st);
+    if (f < 0) return 2;
+    failures += f;
   }
 #ifdef GEBLAS_HAVE_GRAPHBLAS
   GrB_finalize();
