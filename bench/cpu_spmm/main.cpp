@@ -196,7 +196,8 @@ struct SemiringCase {
 };
 
 const std::vector<SemiringCase>& semiring_cases() {
-  static const std::vector<SemiringCase> cases = {{"plus_times", 0.0}, {"max_times", -INFINITY}, {"min_plus", INFINITY}};
+  static const std::vector<SemiringCase> cases = {
+      {"plus_times", 0.0}, {"max_times", -INFINITY}, {"min_plus", INFINITY}};
   return cases;
 }
 
@@ -340,9 +341,10 @@ int run_processes(int processes, int argc, char** argv) {
     const int rc = pclose(pipe);
     if (rc != 0) { std::fprintf(stderr, "process %d of %s failed (%d)\n", p, cmd.c_str(), rc); return 1; }
   }
-  std::printf("# %d processes; per case: geblas's per-process medians (min / median / max, spread = max / min), "
-              "SuiteSparse's, and the median over processes of the same-process ratio grb_dense / g_paired\n",
-              processes);
+  std::printf(
+      "# %d processes; per case: geblas's per-process medians (min / median / max, spread = max / min), "
+      "SuiteSparse's, and the median over processes of the same-process ratio grb_dense / g_paired\n",
+      processes);
   std::printf("%-24s %-10s %4s %9s %9s %9s %7s %9s %7s %9s %7s %8s %8s\n", "graph", "semiring", "N", "g_min", "g_med",
               "g_max", "g_sprd", "grb_med", "grb_sp", "grbD_med", "grbD_sp", "grb/g", "grbD/g");
   std::map<std::string, std::vector<double>> ratios;  // semiring -> median grbD/g per case
@@ -438,7 +440,8 @@ int run_graph(const Csr& g, const Settings& st) {
     }
 #endif
     for (const auto& sname : semirings) {
-      const auto it = std::find_if(semiring_cases().begin(), semiring_cases().end(), [&](auto& c) { return c.name == sname; });
+      const auto it =
+          std::find_if(semiring_cases().begin(), semiring_cases().end(), [&](auto& c) { return c.name == sname; });
       if (it == semiring_cases().end()) {
         std::fprintf(stderr, "unknown semiring %s\n", sname.c_str());
         return -1;
@@ -447,9 +450,7 @@ int run_graph(const Csr& g, const Settings& st) {
       const geblas::SemiringId id = geblas::semiring_from_string(sname.c_str());
       geblas::DenseMatrix<T> C(g.nrows, n);
       double cpu_geblas = 0;
-      const auto run_geblas = [&] {
-        geblas::visit_semiring<T>(id, [&]<class S>() { geblas::mxm(C, A, B, S{}); });
-      };
+      const auto run_geblas = [&] { geblas::visit_semiring<T>(id, [&]<class S>() { geblas::mxm(C, A, B, S{}); }); };
       double t_geblas = median_ms(runs, run_geblas, &cpu_geblas);
       if (only_geblas) {
         std::printf("%-24s %-10s %4d %10.2f  (cpu %.2f)\n", g.name.c_str(), sname.c_str(), n, t_geblas, cpu_geblas);
@@ -461,9 +462,8 @@ int run_graph(const Csr& g, const Settings& st) {
       if (with_eigen) {
         geblas::DenseMatrix<T> C1(g.nrows, n);
         omp_set_num_threads(1);
-        t_geblas1 = median_ms(runs, [&] {
-          geblas::visit_semiring<T>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); });
-        });
+        t_geblas1 =
+            median_ms(runs, [&] { geblas::visit_semiring<T>(id, [&]<class S>() { geblas::mxm(C1, A, B, S{}); }); });
         omp_set_num_threads(threads);
         EDense<T> Ce(g.nrows, n), Ce2(g.nrows, n);
         t_eigen = median_ms(runs, [&] { eigen_rows(s, Ae, Be, Ce, 0, g.nrows); });
@@ -502,11 +502,15 @@ int run_graph(const Csr& g, const Settings& st) {
         GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_FORMAT, GxB_BY_ROW));
         GRB_CHECK(GxB_Matrix_Option_set(Cd, GxB_SPARSITY_CONTROL, GxB_FULL));
         // timed in turn with geblas (g_paired), for the ratio grbD/g
-        median_pair_ms(runs, run_geblas, [&] {
-          GRB_CHECK(Grb<T>::assign(Cd, nullptr, nullptr, static_cast<T>(s.identity), GrB_ALL, g.nrows, GrB_ALL, n, nullptr));
-          GRB_CHECK(GrB_mxm(Cd, nullptr, Grb<T>::add(sname), Grb<T>::semiring(sname), Ag, Bg, nullptr));
-          GRB_CHECK(GrB_Matrix_wait(Cd, GrB_MATERIALIZE));
-        }, t_paired, t_grb_dense);
+        median_pair_ms(
+            runs, run_geblas,
+            [&] {
+              GRB_CHECK(Grb<T>::assign(Cd, nullptr, nullptr, static_cast<T>(s.identity), GrB_ALL, g.nrows, GrB_ALL, n,
+                                       nullptr));
+              GRB_CHECK(GrB_mxm(Cd, nullptr, Grb<T>::add(sname), Grb<T>::semiring(sname), Ag, Bg, nullptr));
+              GRB_CHECK(GrB_Matrix_wait(Cd, GrB_MATERIALIZE));
+            },
+            t_paired, t_grb_dense);
         int sparsity = 0;
         GRB_CHECK(GxB_Matrix_Option_get(Cd, GxB_SPARSITY_STATUS, &sparsity));
         if (sparsity != GxB_FULL) {
@@ -526,8 +530,8 @@ int run_graph(const Csr& g, const Settings& st) {
 #endif
       if (bad) ++failures;
       std::printf("%-24s %-10s %4d %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %9.2f %9.2f %9.2f%s\n",
-                  g.name.c_str(), sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_grb_dense, t_paired,
-                  t_eigen / t_geblas, t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas,
+                  g.name.c_str(), sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_grb_dense,
+                  t_paired, t_eigen / t_geblas, t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas,
                   t_grb_dense / t_paired, bad ? "  RESULTS DIFFER" : "");
       std::fflush(stdout);
     }
@@ -562,7 +566,10 @@ int main(int argc, char** argv) {
     else if (key == "--eigen") with_eigen = value != "0";
     else if (key == "--processes") processes = std::stoi(value);
     else if (key == "--type") type = value;
-    else { std::fprintf(stderr, "unknown option %s\n", key.c_str()); return 2; }
+    else {
+      std::fprintf(stderr, "unknown option %s\n", key.c_str());
+      return 2;
+    }
   }
   if (type != "float" && type != "double") {
     std::fprintf(stderr, "--type is float or double, not %s\n", type.c_str());
@@ -585,9 +592,10 @@ int main(int argc, char** argv) {
   // machine's timings: spinning threads hold cores that descheduled workers need
   // (docs/notes/cpu-spmm-vs-suitesparse.md). It applies to both libraries alike.
   std::printf("# OpenMP wait policy: %s\n", geblas::passive_wait() ? "passive" : "spinning (libgomp default)");
-  std::printf("# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
-              "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms; %s values\n",
-              threads, threads, threads, runs, type.c_str());
+  std::printf(
+      "# geblas and GraphBLAS use %d OpenMP threads; Eigen's product runs on 1 (row-major B), "
+      "'eigen x%d' runs it on %d row blocks in parallel; median of %d runs after 1 warm-up, ms; %s values\n",
+      threads, threads, threads, runs, type.c_str());
   std::printf("%-24s %-10s %4s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "graph", "semiring", "N",
               "geblas", "geblas_x1", "eigen", "eigen_xT", "graphblas", "grb_dense", "g_paired", "eigen/g", "eigen/g1",
               "eigenT/g", "grb/g", "grbD/g");

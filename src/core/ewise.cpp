@@ -44,8 +44,8 @@ void check_matrix_shapes(const char* op, const X& C, const X& A, const X& B, con
 
 // The checks of a matrix ewise, then its dispatch record on C's backend.
 template <class X>
-const Backend& begin_matrix_ewise(const char* name, const X& C, const X& A, const X& B, BinaryOpId op,
-                                  const Options& o, const char* variant) {
+const Backend& begin_matrix_ewise(const char* name, const X& C, const X& A, const X& B, BinaryOpId op, const Options& o,
+                                  const char* variant) {
   check_common(name, C, A, B, op, o);
   check_matrix_shapes(name, C, A, B, o);
   const Backend& be = backend_for(C.device);

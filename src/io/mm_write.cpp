@@ -73,8 +73,7 @@ const char* field_of(bool all_true) {
 
 // The banner, the comment naming the value type, and the size line's dimensions (the
 // caller ends the line: a coordinate file adds its entry count).
-void write_header(TextOut& out, const char* format, const char* field, std::string_view type_name, Index m,
-                  Index n) {
+void write_header(TextOut& out, const char* format, const char* field, std::string_view type_name, Index m, Index n) {
   out.put("%%MatrixMarket matrix ");
   out.put(format);
   out.put(' ');
