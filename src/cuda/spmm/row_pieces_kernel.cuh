@@ -1,6 +1,6 @@
 // row_pieces' kernel (the variant's description is in row_pieces.cu): a warp per item of
-// the work list; cut rows are folded by piece_fold_kernel.cuh. Shared with the run-time
-// semiring compiler (src/cuda/jit/) as row_split_kernel.cuh is.
+// the work list; the partial rows of hub rows are folded by piece_fold_kernel.cuh. Shared
+// with the run-time semiring compiler (src/cuda/jit/) as row_split_kernel.cuh is.
 #pragma once
 
 #include "cuda/spmm/warp_row.cuh"
@@ -11,7 +11,8 @@ struct RowPiecesPolicy {
   static constexpr int block_threads = 256;  // 8 warps (work items) per block
   static constexpr int unroll = 4;           // as row_split
   // Steps (slots x unroll entries each) the longest piece may take; P = steps x slots x
-  // unroll. Fewer steps: better balance, more pieces to fold.
+  // unroll. Fewer steps: better balance, more pieces to add (4 steps ran 5-10% slower at
+  // N >= 128 with packed blocks, H200 2026-11-26).
   static constexpr int steps_per_piece = 8;
   // row_pieces_long: pieces of at least this many entries. At N >= 128 a slot is the whole
   // warp and steps_per_piece gives 32-entry pieces, so a hub row of 3546 entries
@@ -56,7 +57,7 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     row_pieces_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
                       Index unit_count, Index synced_units, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
-  constexpr int warps = RowPiecesPolicy::block_threads / 32;
+  constexpr int warps = RowPiecesPolicy::block_pieces;
   const Index first = static_cast<Index>(blockIdx.x) * warps;
   if (first >= unit_count) return;  // the whole block leaves together
   const int warp = threadIdx.x >> 5;

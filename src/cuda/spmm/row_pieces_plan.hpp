@@ -1,5 +1,5 @@
-// row_pieces' work list (rows cut into pieces of P entries), built on A's device and
-// kept in A's derived cache; used by row_pieces.cu and by run-time semirings.
+// row_pieces' work list (rows cut into pieces of at most P entries), built on A's device
+// and kept in A's derived cache; used by row_pieces.cu and by run-time semirings.
 #pragma once
 
 #include <memory>
