@@ -25,6 +25,24 @@ struct Operands {
   __device__ __forceinline__ T* c_at(Index i, Index j) const { return C + i * cs + (RowMajor ? j : j * cc); }
 };
 
+// Programmatic dependent launch (sm_90 on): a kernel that consumes another's output is
+// launched with the programmatic-serialization attribute, so that its blocks are
+// scheduled while the producer's last ones still run instead of after the launch gap
+// (a few microseconds, the size of a whole small product); wait_for_prior_grid() holds
+// it until the producer has finished and its writes are visible. The producer lets it
+// start as soon as each of its blocks is running (allow_dependent_launch). Both are
+// no-ops without the attribute and below sm_90.
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 // Stored <-> compute conversions. The identity for the five computed types (the same
 // code as without them); half and bfloat16 widen exactly and narrow rounding to nearest
 // even (NaN stays NaN, overflow becomes infinity, as geblas::half's host conversion).

@@ -27,6 +27,7 @@ __global__ void __launch_bounds__(PieceFoldPolicy::threads)
   constexpr int threads = PieceFoldPolicy::threads;
   constexpr int tile = PieceFoldPolicy::columns_per_thread;
   __shared__ T sums[tile * threads];
+  wait_for_prior_grid();  // launched early (programmatic dependent launch): the partial rows come from the product
   const Cut r = cut[blockIdx.x];
   int groups = 1;
   while (groups * 2 <= r.pieces && groups < PieceFoldPolicy::max_groups) groups *= 2;

@@ -9,6 +9,9 @@
 // derived cache. P scales with the number of entries a warp consumes per step (entry
 // slots x unroll), so the longest piece costs a fixed number of dependent steps for every
 // N. Takes half and bfloat16: sums stay in float (the compute type) until C is written.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <cstdint>
 #include <vector>
 
 #include "core/derived_cache.hpp"
@@ -47,33 +50,37 @@ __device__ inline RowCut row_cut(Index len, Index P) {
   return {blocked_run, (k + block_units - 1) / block_units * block_units};
 }
 
-// units_at[i]: row i's units if it belongs to `run`, else 0 (a prefix sum makes them the
-// rows' places in the run); for the blocked run also cut_at[i], whether row i is cut there.
-__global__ void pieces_mark(Index m, const Index* ro, Index P, int run, Index* units_at, Index* cut_at) {
-  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+// units_at[t]: the units of row order[t] if it belongs to `run`, else 0 (a prefix sum
+// makes them the rows' places in the run); for the blocked run also cut_at[t], whether
+// the row is cut there.
+__global__ void pieces_mark(Index m, const Index* ro, const Index* order, Index P, int run, Index* units_at,
+                            Index* cut_at) {
+  for (Index t = Index(blockIdx.x) * blockDim.x + threadIdx.x; t < m; t += Index(gridDim.x) * blockDim.x) {
+    const Index i = order[t];
     const RowCut c = row_cut(ro[i + 1] - ro[i], P);
-    units_at[i] = c.run == run ? c.units : 0;
-    if (cut_at) cut_at[i] = c.run == run;
+    units_at[t] = c.run == run ? c.units : 0;
+    if (cut_at) cut_at[t] = c.run == run;
   }
 }
 
 // Writes the units of the rows of `run` from `base` on (units_at: their offsets in the run,
 // `total` units in all), padding a packed run's last block; a blocked row's partial rows
 // are numbered by its offset / 8 (the blocked run starts the list).
-__global__ void pieces_fill(Index m, const Index* ro, Index P, int run, Index base, Index total, const Index* units_at,
-                            const Index* cut_at, Unit* units, CutRow* cut) {
-  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+__global__ void pieces_fill(Index m, const Index* ro, const Index* order, Index P, int run, Index base, Index total,
+                            const Index* units_at, const Index* cut_at, Unit* units, CutRow* cut) {
+  for (Index t = Index(blockIdx.x) * blockDim.x + threadIdx.x; t < m; t += Index(gridDim.x) * blockDim.x) {
+    const Index i = order[t];
     const Index b = ro[i], e = ro[i + 1];
     const RowCut c = row_cut(e - b, P);
     if (c.run != run) continue;
     const int row = static_cast<int>(i);
-    Unit* u = units + base + units_at[i];
+    Unit* u = units + base + units_at[t];
     if (run == loose_run) {
       *u = {b, e, row, -1};
       continue;
     }
     const Index len = (e - b + c.units - 1) / c.units;
-    const int first = static_cast<int>(units_at[i] / block_units);
+    const int first = static_cast<int>(units_at[t] / block_units);
     for (Index q = 0; q < c.units; ++q) {
       const Index s = b + q * len < e ? b + q * len : e;
       const int piece = run == blocked_run ? -2 - (first + static_cast<int>(q / block_units))
@@ -81,11 +88,34 @@ __global__ void pieces_fill(Index m, const Index* ro, Index P, int run, Index ba
       u[q] = {s, s + len < e ? s + len : e, row, piece};
     }
     if (run == blocked_run) {
-      cut[cut_at[i]] = {row, first, static_cast<int>(c.units / block_units)};
-    } else if (units_at[i] + c.units == total) {
+      cut[cut_at[t]] = {row, first, static_cast<int>(c.units / block_units)};
+    } else if (units_at[t] + c.units == total) {
       for (Index q = total; q % block_units != 0; ++q) units[base + q] = {0, 0, -1, -1};
     }
   }
+}
+
+// The rows, longest first; rows of one length keep their order (a stable radix sort).
+// Each run of the work list takes its rows in this order, so that the warps of a block
+// get units of about the same length: a block holds its place on the SM until its
+// slowest warp ends, and in row order a block of loose rows mixed 1 and P entries.
+RawBuffer rows_longest_first(Index m, const Index* ro, const ops::Ctx& c) {
+  RawBuffer keys = ops::temp<std::uint32_t>(m, c.device), sorted_keys = ops::temp<std::uint32_t>(m, c.device);
+  RawBuffer rows = ops::temp<Index>(m, c.device), order = ops::temp<Index>(m, c.device);
+  std::uint32_t* k = keys.as<std::uint32_t>();
+  Index* r = rows.as<Index>();
+  ops::for_each(m, c.stream, [=] __device__(Index i) {
+    const Index len = ro[i + 1] - ro[i];
+    k[i] = len >= Index{0xffffffff} ? 0u : 0xffffffffu - static_cast<std::uint32_t>(len);
+    r[i] = i;
+  });
+  std::size_t bytes = 0;
+  GEBLAS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, sorted_keys.as<std::uint32_t>(), r,
+                                                    order.as<Index>(), m, 0, 32, c.stream));
+  RawBuffer tmp(bytes, c.device);
+  GEBLAS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, k, sorted_keys.as<std::uint32_t>(), r,
+                                                    order.as<Index>(), m, 0, 32, c.stream));
+  return order;
 }
 
 }  // namespace
@@ -99,6 +129,7 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
     const Index m = A.nrows;
     const Index* ro = A.row_offsets.as<Index>();
     RawBuffer units_at = ops::temp<Index>(m + 1, c.device), cut_at = ops::temp<Index>(m + 1, c.device);
+    const RawBuffer order = m > 0 ? rows_longest_first(m, ro, c) : RawBuffer();
     PiecesPlan plan;
     const Index bound = m + 2 * (A.nvals / P + 1) + 3 * block_units;
     plan.units = RawBuffer(static_cast<std::size_t>(bound) * sizeof(Unit), A.device);
@@ -106,7 +137,7 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
     for (const int run : list_order) {
       if (m > 0) {
         pieces_mark<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
-            m, ro, P, run, units_at.as<Index>(), run == blocked_run ? cut_at.as<Index>() : nullptr);
+            m, ro, order.as<Index>(), P, run, units_at.as<Index>(), run == blocked_run ? cut_at.as<Index>() : nullptr);
         GEBLAS_CUDA_CHECK_LAUNCH();
       }
       const Index total = ops::counts_to_offsets(units_at.as<Index>(), m, c.stream);
@@ -120,8 +151,8 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
         throw Error(Info::panic, "row_pieces: the work list outgrew its bound");
       if (total > 0) {
         pieces_fill<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
-            m, ro, P, run, base, total, units_at.as<Index>(), cut_at.as<Index>(), plan.units.as<Unit>(),
-            plan.cut_rows.as<CutRow>());
+            m, ro, order.as<Index>(), P, run, base, total, units_at.as<Index>(), cut_at.as<Index>(),
+            plan.units.as<Unit>(), plan.cut_rows.as<CutRow>());
         GEBLAS_CUDA_CHECK_LAUNCH();
       }
       base += run == loose_run ? total : (total + block_units - 1) / block_units * block_units;

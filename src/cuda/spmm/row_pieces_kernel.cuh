@@ -58,6 +58,7 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
                       Index unit_count, Index synced_units, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
   constexpr int warps = RowPiecesPolicy::block_pieces;
+  allow_dependent_launch();  // the fold of the blocked rows may be scheduled now
   const Index first = static_cast<Index>(blockIdx.x) * warps;
   if (first >= unit_count) return;  // the whole block leaves together
   const int warp = threadIdx.x >> 5;

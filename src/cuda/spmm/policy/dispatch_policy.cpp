@@ -47,31 +47,30 @@ struct DispatchPolicy {
   //   last wave of resident warps ran cit-HepPh 1.31x the best cuSPARSE against 1.02x with
   //   nnz_split_fused, email-Enron 1.13x against 0.99x, soc-Slashdot0902 0.70x against 0.66x
   //   with nnz_split_long; below 300k entries (ca-CondMat, as-caida, wiki-Vote,
-  //   p2p-Gnutella31) they lost 8-18% to nnz_split_fused, and musae-facebook (342k) 3%.
-  //   Below waves_min_entries, row_pieces also from a mean row of pieces_mean_row, since
-  //   rows of 2-8 pieces are added inside a block (H200, 2026-11-26 13:05 UTC,
+  //   p2p-Gnutella31) they lost 8-18% to nnz_split_fused. Below waves_min_entries,
+  //   row_pieces also from a mean row of pieces_mean_row (H200, 2026-11-26 13:05 UTC,
   //   docs/notes/runs/2026-11-26-h200-row-pieces-packed.md: astro-ph 0.0127 ms against
-  //   0.0152 with nnz_split_fused, wiki-Vote 0.0097 against 0.0104); the sparser small
-  //   graphs (ca-CondMat, as-caida: mean rows 8 and 4) stay on nnz_split_fused.
-  // - a longest row > long_row, N > small_n, many_rows rows or more: nnz_split_rows_long
-  //   from N = large_n where the mean row is >= walk_rows_mean (ego-Twitter 0.97-0.99x
-  //   against 0.88-0.91x with nnz_split_long, cit-HepPh 0.96-1.18x against 0.92-1.11x,
-  //   musae-facebook 0.84-1.05x against 0.79-1.03x), else nnz_split_long (email-Enron and
-  //   as-caida, mean rows 10 and 4, lost 5-15% with the row walk);
-  // - a longest row > long_row, fewer rows: nnz_split_rows_long at N >= wide_n (H100,
-  //   2026-11-25: musae-crocodile 0.80x against 0.68x with row_pieces, astro-ph 1.09x
-  //   against 0.94x, ca-AstroPh 1.00x against 0.93x; H200, 2026-11-26: also below 10k
-  //   rows, facebook_combined 0.77x against 0.69x, wiki-Vote 0.79x against 0.72x,
-  //   musae-squirrel 0.75x against 0.73x); else row_pieces, which stays ahead at N = 128
-  //   (by 10-20% on musae-crocodile, musae-squirrel, wiki-Vote, astro-ph). Below few_rows
-  //   rows row_pieces also at N >= wide_n, since its hub rows are added 8 pieces a block
-  //   (H200, 2026-11-26 06:02 UTC, N = 512: musae-crocodile 0.108 ms against 0.110 with
-  //   nnz_split_rows_long, musae-squirrel 0.108 against 0.115, facebook_combined 0.052
-  //   against 0.055, wiki-Vote 0.042 against 0.045; astro-ph (16.7k rows) and ca-AstroPh
-  //   (17.9k) stay faster with nnz_split_rows_long, 0.081 against 0.094 and 0.122 against
-  //   0.135). row_pieces_long
-  //   (pieces of 128 entries) was within 5% of the better of the two everywhere but
-  //   never the best by more, so no rule picks it.
+  //   0.0152 with nnz_split_fused); the sparser small graphs (ca-CondMat, as-caida: mean
+  //   rows 8 and 4) stay on nnz_split_fused. dense_mean_row from 20 to 14 once row_pieces
+  //   took its rows longest first (H100, 2026-11-26 16:33 UTC,
+  //   docs/notes/runs/2026-11-26-h100-rows-longest-first.md: musae-facebook, mean row 15,
+  //   1.28x the best cuSPARSE against 1.02x with nnz_split_long_waves; cit-HepPh, mean 12,
+  //   stays on nnz_split_long_waves, 1.31x against 1.08x).
+  // - a longest row > long_row, N > small_n, many_rows rows or more: row_pieces up to
+  //   N = large_n below waves_min_entries entries, or below huge_nnz with a mean row >=
+  //   walk_rows_mean (same run, N = 64 / 128: ca-CondMat 1.49x / 1.14x the best cuSPARSE
+  //   against 1.15x / 1.16x with nnz_split_long, as-caida 1.15x / 1.18x against 0.95x /
+  //   1.02x, musae-facebook 1.06x / 0.94x against 1.01x / 0.86x, cit-HepPh 1.05x / 1.06x
+  //   against 1.08x / 0.95x); then nnz_split_rows_long from N = large_n where the mean
+  //   row is >= walk_rows_mean (ego-Twitter 0.97-0.99x against 0.88-0.91x with
+  //   nnz_split_long, cit-HepPh at N >= 256 1.15x against 1.10x with row_pieces), else
+  //   nnz_split_long (email-Enron and soc-Slashdot0902, mean rows 10 and 12, 948k entries).
+  // - a longest row > long_row, fewer rows: row_pieces at every N. With its rows taken
+  //   longest first it is also ahead at N = 512 on astro-ph (16.7k rows, 1.14x against
+  //   1.09x with nnz_split_rows_long) and ca-AstroPh (17.9k, 1.08x against 1.00x), which
+  //   took nnz_split_rows_long before (same run). row_pieces_long (pieces of 128 entries)
+  //   was within 5% of the better of the two everywhere but never the best by more, so no
+  //   rule picks it.
   // - longest row in (short_row, long_row]: nnz_split_fused for a mean row below
   //   sparse_mean_row (p2p-Gnutella31, 74% empty rows), else row_split (bcsstk16).
   static constexpr Index nnz_split_min_entries = 100000;
@@ -79,13 +78,11 @@ struct DispatchPolicy {
   static constexpr Index small_n = 32;
   static constexpr Index small_n2 = 64;
   static constexpr Index large_n = 128;
-  static constexpr Index wide_n = 512;
   static constexpr Index huge_nnz = 900000;
-  static constexpr double dense_mean_row = 20;
+  static constexpr double dense_mean_row = 14;
   static constexpr double pieces_mean_row = 12;
   static constexpr double walk_rows_mean = 12;
   static constexpr Index many_rows = 20000;
-  static constexpr Index few_rows = 12000;
   static constexpr Index waves_min_entries = 300000;
   static constexpr double sparse_mean_row = 8;
 };
@@ -163,16 +160,17 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       return nnz_split_fused_variant();
     }
     if (s.nrows >= P::many_rows) {
+      if (p.n <= P::large_n &&
+          (s.nvals < P::waves_min_entries || (s.nvals < P::huge_nnz && s.mean_row >= P::walk_rows_mean))) {
+        why = "long rows, many rows, N <= 128: cut into pieces";
+        return row_pieces_variant();
+      }
       if (p.n >= P::large_n && s.mean_row >= P::walk_rows_mean) {
         why = "long rows, many rows, large N: equal entries per warp, walked row by row";
         return nnz_split_rows_long_variant();
       }
       why = "long rows, many rows: equal entries per warp, long units";
       return nnz_split_long_variant();
-    }
-    if (p.n >= P::wide_n && s.nrows >= P::few_rows) {
-      why = "long rows, wide N: equal entries per warp, walked row by row";
-      return nnz_split_rows_long_variant();
     }
     why = "long rows, few rows: cut into pieces";
     return row_pieces_variant();
