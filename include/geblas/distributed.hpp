@@ -33,11 +33,24 @@ class GEBLAS_API CommunicationError : public Error {
   explicit CommunicationError(const std::string& what) : Error(Info::panic, what) {}
 };
 
+// How Communicator::nccl moves the rows of an exchange between its GPUs (the set-up's
+// host collectives and the sums over ranks use NCCL either way).
+enum class PointToPoint {
+  // peer copies where every pair of the GPUs has peer access, else NCCL
+  automatic,
+  // ncclSend / ncclRecv (nccl_mpi always: its ranks live in other processes)
+  nccl,
+  // cudaMemcpyPeerAsync on the NVLink / PCIe copy engines; InvalidValue where a pair of
+  // the GPUs has no peer access or the ranks are not all in this process
+  peer_copies,
+};
+
 struct CommOptions {
   // Longest wait for any NCCL step (initialisation, one exchange) before the
   // communicator is aborted and CommunicationError raised. 120 s covers NCCL's first
   // connection set-up on a busy node; a healthy exchange takes milliseconds.
   double timeout_s = 120.0;
+  PointToPoint point_to_point = PointToPoint::automatic;
 };
 
 // Whether this build has the NCCL transport and the MPI bootstrap.
@@ -53,6 +66,7 @@ class GEBLAS_API Communicator {
   // distributed algorithm is tested without GPUs.
   static Communicator host(int nranks);
   // One rank per listed GPU, all driven by this process (empty: every visible GPU).
+  // Exchanges go over peer copies or NCCL as options.point_to_point says; name() tells.
   static Communicator nccl(std::vector<int> devices = {}, CommOptions options = {});
   // One rank per MPI process of MPI_COMM_WORLD (MPI_Init must have been called), on GPU
   // `device` (-1: local rank modulo the visible GPUs); the NCCL id is broadcast over
@@ -65,7 +79,8 @@ class GEBLAS_API Communicator {
   int size() const;
   const std::vector<int>& local_ranks() const;
   Device device(int rank) const;  // only for local ranks
-  std::string name() const;        // "host", "host+mpi", "nccl", "nccl+mpi"
+  // "host", "host+mpi", "nccl", "nccl+mpi", or "nccl+peer" (exchanges by peer copies)
+  std::string name() const;
   bool operator==(const Communicator& o) const { return impl_ == o.impl_; }
 
   explicit Communicator(std::shared_ptr<detail::Transport> impl) : impl_(std::move(impl)) {}

@@ -1,12 +1,12 @@
 // Communicator factories, partitions, and the host transport: ranks simulated in one
 // process on the CPU, whose exchanges are memcpy. The host transport matches every
-// receive with its sender's send of the same size, so a wrong index list is an error
-// here exactly where NCCL would hang or corrupt.
+// receive with its sender's send of the same size (matching.hpp), so a wrong index list
+// is an error here exactly where NCCL would hang or corrupt.
 #include <algorithm>
 #include <cstring>
-#include <map>
 
 #include "distributed/internal.hpp"
+#include "distributed/matching.hpp"
 #include "distributed/transport.hpp"
 
 namespace geblas::dist {
@@ -31,42 +31,8 @@ class HostTransport final : public Transport {
     return local_alltoall(lists, n_);
   }
   void start(const std::vector<RankTransfers>& per_local) override {
-    if (static_cast<int>(per_local.size()) != n_)
-      throw InvalidValue("host transport: transfers for " + std::to_string(per_local.size()) + " of " +
-                         std::to_string(n_) + " ranks");
-    // next unmatched send from r to q
-    std::map<std::pair<int, int>, std::size_t> cursor;
-    std::vector<std::vector<const Send*>> to(static_cast<std::size_t>(n_ * n_));
-    for (int r = 0; r < n_; ++r)
-      for (const Send& s : per_local[static_cast<std::size_t>(r)].sends) {
-        if (s.peer < 0 || s.peer >= n_ || s.peer == r)
-          throw InvalidValue("host transport: rank " + std::to_string(r) + " sends to rank " + std::to_string(s.peer));
-        to[static_cast<std::size_t>(r * n_ + s.peer)].push_back(&s);
-      }
-    for (int q = 0; q < n_; ++q)
-      for (const Recv& rv : per_local[static_cast<std::size_t>(q)].recvs) {
-        if (rv.peer < 0 || rv.peer >= n_ || rv.peer == q)
-          throw InvalidValue("host transport: rank " + std::to_string(q) + " receives from rank " + std::to_string(rv.peer));
-        auto& list = to[static_cast<std::size_t>(rv.peer * n_ + q)];
-        std::size_t& c = cursor[{rv.peer, q}];
-        if (c >= list.size())
-          throw CommunicationError("host transport: rank " + std::to_string(q) + " expects a message from rank " +
-                                   std::to_string(rv.peer) + " that is never sent (NCCL would hang here)");
-        const Send* s = list[c++];
-        if (s->bytes != rv.bytes)
-          throw CommunicationError("host transport: rank " + std::to_string(rv.peer) + " sends " +
-                                   std::to_string(s->bytes) + " bytes to rank " + std::to_string(q) +
-                                   ", which expects " + std::to_string(rv.bytes));
-        if (rv.bytes) std::memcpy(rv.data, s->data, rv.bytes);
-      }
-    for (int r = 0; r < n_; ++r)
-      for (int q = 0; q < n_; ++q) {
-        const auto it = cursor.find({r, q});
-        const std::size_t used = it == cursor.end() ? 0 : it->second;
-        if (used != to[static_cast<std::size_t>(r * n_ + q)].size())
-          throw CommunicationError("host transport: rank " + std::to_string(r) + " sends a message to rank " +
-                                   std::to_string(q) + " that is never received (NCCL would hang here)");
-      }
+    for (const Copy& c : match_transfers(per_local, n_, "host transport"))
+      if (c.bytes) std::memcpy(c.dst, c.src, c.bytes);
   }
   void finish() override {}
   std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) override {

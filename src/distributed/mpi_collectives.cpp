@@ -166,6 +166,9 @@ void mpi_world(const char* where, int expected_size, int& rank, int& size) {
 std::shared_ptr<Transport> make_host_mpi_transport(int expected_size, const CommOptions& options) {
   const char* where = "dist::Communicator::host_mpi";
   if (!(options.timeout_s > 0)) throw InvalidValue(std::string(where) + ": timeout_s must be > 0");
+  if (options.point_to_point == PointToPoint::peer_copies)
+    throw InvalidValue(std::string(where) +
+                       ": PointToPoint::peer_copies needs the GPUs of one process (Communicator::nccl)");
   int rank = 0, size = 0;
   mpi_world(where, expected_size, rank, size);
   return std::make_shared<HostMpiTransport>(rank, size, options);

@@ -6,18 +6,24 @@
 // CommunicationError instead of hanging. The single-process communicator is built with
 // grouped ncclCommInitRankConfig calls, the nonblocking equivalent of ncclCommInitAll.
 // Transfers run on a stream of their own per GPU, ordered after the work already queued
-// on geblas's stream by an event, and the geblas stream waits for the receives.
+// on geblas's stream by an event, and the geblas stream waits for the receives. Where
+// every rank is in this process and every pair of GPUs has peer access, the point-to-
+// point transfers are peer copies on the same streams instead (peer_copies.hpp).
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #if defined(GEBLAS_WITH_MPI)
 #include <mpi.h>
 #endif
 
+#include "distributed/cuda_calls.hpp"
 #include "distributed/internal.hpp"
+#include "distributed/matching.hpp"
+#include "distributed/peer_copies.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 
 namespace geblas::dist::detail {
@@ -34,26 +40,14 @@ void pause_after(Clock::time_point since) {
   else std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw CudaError(std::string("dist (nccl): ") + what + ": " + cudaGetErrorString(e), static_cast<int>(e));
-}
-
-class Guard {
- public:
-  explicit Guard(int dev) {
-    cudaGetDevice(&prev_);
-    cuda_check(cudaSetDevice(dev), "cudaSetDevice");
-  }
-  ~Guard() { cudaSetDevice(prev_); }
-
- private:
-  int prev_ = 0;
-};
-
 class NcclTransport final : public Transport {
  public:
-  NcclTransport(int size, std::vector<int> ranks, std::vector<int> devices, CommOptions opt, bool mpi)
-      : size_(size), ranks_(std::move(ranks)), devices_(std::move(devices)), opt_(opt), mpi_(mpi) {}
+  // `peer`: exchanges by peer copies (every rank in this process, every pair of GPUs
+  // with peer access, as make_nccl_transport has checked).
+  NcclTransport(int size, std::vector<int> ranks, std::vector<int> devices, CommOptions opt, bool mpi, bool peer)
+      : size_(size), ranks_(std::move(ranks)), devices_(std::move(devices)), opt_(opt), mpi_(mpi) {
+    if (peer) peer_ = std::make_unique<PeerCopies>(devices_);
+  }
   ~NcclTransport() override {
     // Finalize every local communicator first, then wait for all (finalizing one rank
     // may wait for its peers), bounded; a communicator that does not finish is aborted.
@@ -114,7 +108,7 @@ class NcclTransport final : public Transport {
     wait_comms("initialisation");
   }
 
-  std::string name() const override { return mpi_ ? "nccl+mpi" : "nccl"; }
+  std::string name() const override { return mpi_ ? "nccl+mpi" : peer_ ? "nccl+peer" : "nccl"; }
   int size() const override { return size_; }
   const std::vector<int>& local_ranks() const override { return ranks_; }
   Device device(int rank) const override { return Device::cuda(devices_[static_cast<std::size_t>(local_index(rank))]); }
@@ -137,6 +131,10 @@ class NcclTransport final : public Transport {
 
   void start(const std::vector<RankTransfers>& per_local) override {
     check_usable("dist exchange");
+    if (peer_) {
+      start_peer_copies(per_local);
+      return;
+    }
     // the transfers read what geblas's stream wrote (packed rows) and write what it
     // will read
     order_after_geblas_streams();
@@ -227,6 +225,24 @@ class NcclTransport final : public Transport {
   }
 
  private:
+  // start() over peer copies: the pairing is checked before anything is queued (a
+  // mismatch raises and leaves the communicator usable); a copy that cannot be queued
+  // leaves the exchange half issued, so it aborts the communicator like an NCCL failure.
+  void start_peer_copies(const std::vector<RankTransfers>& per_local) {
+    const std::vector<Copy> copies = match_transfers(per_local, size_, "dist exchange (" + name() + ")");
+    try {
+      order_after_geblas_streams();
+      peer_->queue(copies, streams_, ready_);
+      for (std::size_t k = 0; k < ranks_.size(); ++k) {
+        Guard g(devices_[k]);
+        cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
+      }
+    } catch (const Error& e) {
+      abort_all(std::string("queueing the peer copies: ") + e.what());
+    }
+    pending_ = true;
+  }
+
   std::chrono::nanoseconds timeout() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(opt_.timeout_s));
   }
@@ -312,6 +328,7 @@ class NcclTransport final : public Transport {
   std::vector<int> ranks_, devices_;
   CommOptions opt_;
   bool mpi_;
+  std::unique_ptr<PeerCopies> peer_;  // null: exchanges by ncclSend / ncclRecv
   std::vector<ncclComm_t> comms_;
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> ready_, done_;
@@ -346,7 +363,16 @@ std::shared_ptr<Transport> make_nccl_transport(std::vector<int> devices, const C
   }
   std::vector<int> ranks(devices.size());
   for (std::size_t k = 0; k < ranks.size(); ++k) ranks[k] = static_cast<int>(k);
-  auto t = std::make_shared<NcclTransport>(static_cast<int>(devices.size()), ranks, devices, options, false);
+  bool peer = false;
+  if (options.point_to_point != PointToPoint::nccl) {
+    const std::string missing = PeerCopies::missing_access(devices);
+    if (options.point_to_point == PointToPoint::peer_copies && !missing.empty())
+      throw InvalidValue(std::string(where) + ": PointToPoint::peer_copies: " + missing +
+                         " (PointToPoint::automatic falls back to NCCL there)");
+    // one GPU has nothing to copy: automatic keeps the plain NCCL communicator
+    peer = missing.empty() && (devices.size() > 1 || options.point_to_point == PointToPoint::peer_copies);
+  }
+  auto t = std::make_shared<NcclTransport>(static_cast<int>(devices.size()), ranks, devices, options, false, peer);
   ncclUniqueId id;
   if (const ncclResult_t r = ncclGetUniqueId(&id); r != ncclSuccess)
     throw CommunicationError(std::string(where) + ": ncclGetUniqueId: " + ncclGetErrorString(r));
@@ -358,6 +384,10 @@ std::shared_ptr<Transport> make_nccl_mpi_transport(int device, int expected_size
   const char* where = "dist::Communicator::nccl_mpi";
 #if defined(GEBLAS_WITH_MPI)
   check_options(options, where);
+  if (options.point_to_point == PointToPoint::peer_copies)
+    throw InvalidValue(std::string(where) +
+                       ": PointToPoint::peer_copies needs every rank in this process "
+                       "(Communicator::nccl); the ranks of nccl_mpi exchange over NCCL");
   int rank = 0, size = 0;
   mpi_world(where, expected_size, rank, size);
   int count = 0;
@@ -382,7 +412,8 @@ std::shared_ptr<Transport> make_nccl_mpi_transport(int device, int expected_size
   MPI_Bcast(&id_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!id_ok) throw CommunicationError(std::string(where) + ": ncclGetUniqueId failed on rank 0");
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-  auto t = std::make_shared<NcclTransport>(size, std::vector<int>{rank}, std::vector<int>{device}, options, true);
+  auto t =
+      std::make_shared<NcclTransport>(size, std::vector<int>{rank}, std::vector<int>{device}, options, true, false);
   t->init(id);
   return t;
 #else

@@ -1,0 +1,45 @@
+// Point-to-point transfers between the GPUs of one process as peer copies
+// (cudaMemcpyPeerAsync with peer access enabled): the copy engines move the rows over
+// NVLink directly, where NCCL's send / recv run as kernels that reached about 163 GB/s
+// per direction on 2 x H200 (docs/DISTRIBUTED.md). Used by the NCCL transport of
+// Communicator::nccl in place of ncclSend / ncclRecv when every pair of its GPUs has
+// peer access; the transport keeps its streams, events and bounded waits.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "distributed/matching.hpp"
+
+namespace geblas::dist::detail {
+
+class PeerCopies {
+ public:
+  // Why the GPUs `devices` cannot all reach each other's memory, or "" when every
+  // ordered pair has peer access (cudaDeviceCanAccessPeer).
+  static std::string missing_access(const std::vector<int>& devices);
+
+  // Enables peer access between every pair of `devices` (which must pass
+  // missing_access), for cudaMalloc'd memory and for the memory pools geblas allocates
+  // from; rank k of the exchanges is devices[k].
+  explicit PeerCopies(std::vector<int> devices);
+  ~PeerCopies();
+  PeerCopies(const PeerCopies&) = delete;
+  PeerCopies& operator=(const PeerCopies&) = delete;
+
+  // Queues `copies` (from match_transfers; ranks index `devices`) on the transfer
+  // streams, streams[k] being a stream of devices[k] that already waits for `ready[k]`,
+  // an event recorded on geblas's stream of that device after the work queued so far.
+  // On return, streams[k] is ordered after every copy out of and into rank k: an event
+  // recorded on it next marks rank k's part of the exchange done.
+  void queue(const std::vector<Copy>& copies, const std::vector<cudaStream_t>& streams,
+             const std::vector<cudaEvent_t>& ready);
+
+ private:
+  std::vector<int> devices_;
+  std::vector<cudaEvent_t> sent_;  // per rank: recorded after its copies of an exchange
+};
+
+}  // namespace geblas::dist::detail
