@@ -10,7 +10,12 @@
 
 namespace disttest {
 geblas::dist::Communicator communicator(int ranks) { return geblas::dist::Communicator::host(ranks); }
-geblas::dist::Communicator fresh_communicator(int ranks, double) { return geblas::dist::Communicator::host(ranks); }
+std::optional<geblas::dist::Communicator> communicator(int ranks, geblas::dist::PointToPoint) {
+  return geblas::dist::Communicator::host(ranks);
+}
+geblas::dist::Communicator fresh_communicator(int ranks, double, geblas::dist::PointToPoint) {
+  return geblas::dist::Communicator::host(ranks);
+}
 int max_ranks() { return 5; }
 geblas::Device reference_device() { return geblas::Device::cpu(); }
 }  // namespace disttest

@@ -81,15 +81,17 @@ std::vector<Case> cases_for(const SparseMatrix<float>& A, int p) {
   return out;
 }
 
+// Checks the product over `comm` (p ranks) against the single-device one; returns it.
 template <class S>
-void check_against_single_device(const SparseMatrix<float>& A, const DenseMatrix<float>& B, S s, const std::string& label,
-                                 int p, const Case& cs, const dist::DistMxmOptions& opt) {
+std::vector<float> check_against_single_device(const SparseMatrix<float>& A, const DenseMatrix<float>& B, S s,
+                                               const std::string& label, const Communicator& comm, const Case& cs,
+                                               const dist::DistMxmOptions& opt) {
   const Device ref_dev = disttest::reference_device();
   DenseMatrix<float> R(A.nrows(), B.ncols(), ref_dev);
   mxm(R, A.to(ref_dev), B.to(ref_dev), s);
   const std::vector<float> ref = R.to_row_major();
 
-  const Communicator comm = disttest::communicator(p);
+  const int p = comm.size();
   auto dA = dist::DistSparseMatrix<float>::scatter(comm, A, cs.a_rows);
   auto dB = dist::DistDenseMatrix<float>::scatter(comm, B, cs.b_rows);
   dist::DistDenseMatrix<float> dC(comm, dA.partition(), B.ncols());
@@ -123,13 +125,15 @@ void check_against_single_device(const SparseMatrix<float>& A, const DenseMatrix
         ok = got[at] == ref[at] || (std::isnan(got[at]) && std::isnan(ref[at]));
       }
       if (!ok && bad++ < 5)
-        std::printf("MISMATCH %s p=%d %s N=%lld exchange=%d overlap=%d: C(%lld,%lld) = %.9g, single device %.9g\n",
-                    label.c_str(), p, cs.what.c_str(), static_cast<long long>(N), static_cast<int>(opt.exchange), opt.overlap,
-                    static_cast<long long>(i), static_cast<long long>(k), got[at], ref[at]);
+        std::printf("MISMATCH %s %s p=%d %s N=%lld exchange=%d overlap=%d: C(%lld,%lld) = %.9g, single device %.9g\n",
+                    label.c_str(), comm.name().c_str(), p, cs.what.c_str(), static_cast<long long>(N),
+                    static_cast<int>(opt.exchange), opt.overlap, static_cast<long long>(i), static_cast<long long>(k),
+                    got[at], ref[at]);
     }
-  INFO(label << " p=" << p << " " << cs.what << " N=" << N << " exchange=" << static_cast<int>(opt.exchange)
-             << " overlap=" << opt.overlap);
+  INFO(label << " " << comm.name() << " p=" << p << " " << cs.what << " N=" << N
+             << " exchange=" << static_cast<int>(opt.exchange) << " overlap=" << opt.overlap);
   CHECK(bad == 0);
+  return got;
 }
 
 template <class S>
@@ -141,7 +145,8 @@ void sweep(const SparseMatrix<float>& A, S s, const std::string& label, std::vec
         for (auto ex : {dist::Exchange::rows, dist::Exchange::allgather})
           for (bool overlap : {true, false}) {
             if (ex == dist::Exchange::allgather && !overlap) continue;
-            check_against_single_device(A, B, s, label, p, cs, {.exchange = ex, .overlap = overlap});
+            check_against_single_device(A, B, s, label, disttest::communicator(p), cs,
+                                        {.exchange = ex, .overlap = overlap});
           }
       }
 }
@@ -179,9 +184,10 @@ TEST_CASE("dist mxm on the shared graphs", "[dist][data]") {
     const int p = std::min(3, disttest::max_ranks());
     for (const Case& cs : cases_for(A, p)) {
       const DenseMatrix<float> B = random_dense(A.ncols(), 16, 77);
-      check_against_single_device(A, B, semiring::plus_times<float>{}, name, p, cs, {});
-      check_against_single_device(A, B, semiring::max_times<float>{}, name, p, cs, {});
-      check_against_single_device(A, B, semiring::min_plus<float>{}, name, p, cs, {.exchange = dist::Exchange::allgather});
+      check_against_single_device(A, B, semiring::plus_times<float>{}, name, disttest::communicator(p), cs, {});
+      check_against_single_device(A, B, semiring::max_times<float>{}, name, disttest::communicator(p), cs, {});
+      check_against_single_device(A, B, semiring::min_plus<float>{}, name, disttest::communicator(p), cs,
+                                  {.exchange = dist::Exchange::allgather});
     }
     ++ran;
   }
@@ -311,7 +317,9 @@ TEST_CASE("dist: bad input gives a clear error, never a hang", "[dist][errors]")
 TEST_CASE("dist: an exchange that cannot complete raises CommunicationError, never hangs", "[dist][errors][timeout]") {
   if (disttest::max_ranks() < 2) return;
   const double timeout_s = 3;
-  const Communicator comm = disttest::fresh_communicator(2, timeout_s);
+  // NCCL's send / recv: peer copies find the missing receive before anything moves (the
+  // "[p2p][errors]" case); this is the wait that only a deadline ends
+  const Communicator comm = disttest::fresh_communicator(2, timeout_s, dist::PointToPoint::nccl);
   auto& t = comm.transport();
   REQUIRE(t.local_ranks().size() == 2);  // both ranks in this process
   // rank 0 sends to rank 1, which posts no receive: NCCL would wait forever
@@ -715,4 +723,149 @@ TEST_CASE("dist read_matrix_market reads row ranges equal to scattering the whol
     ++ran;
   }
   if (ran == 0) WARN("no shared graph found: set GEBLAS_DATA_DIR");
+}
+
+// Peer copies against NCCL's send / recv (Communicator::nccl, PointToPoint): the same
+// products, PageRank and BFS over each, both equal to the single-device results, on the
+// splits of cases_for (an uneven one with empty parts included). Over the host transport
+// both communicators are host ones: the cases still run, against the CPU's results.
+TEST_CASE("dist exchanges by peer copies equal those by NCCL and the single-device results", "[dist][p2p]") {
+  const auto Af = random_matrix(300, 300, 6, 21, false);
+  const auto Ai = random_matrix(257, 257, 5, 22, true);  // small integers: min / max exact
+  int ran = 0;
+  for (int p = 2; p <= disttest::max_ranks(); ++p) {
+    const auto nccl = disttest::communicator(p, dist::PointToPoint::nccl);
+    const auto peer = disttest::communicator(p, dist::PointToPoint::peer_copies);
+    if (!nccl || !peer) continue;
+    ++ran;
+    if (!nccl->device(0).is_cpu()) {
+      CHECK(nccl->name() == "nccl");
+      CHECK(peer->name() == "nccl+peer");
+    }
+    const std::vector<dist::DistMxmOptions> exchanges{{.exchange = dist::Exchange::rows, .overlap = true},
+                                                      {.exchange = dist::Exchange::rows, .overlap = false},
+                                                      {.exchange = dist::Exchange::allgather}};
+    for (const Case& cs : cases_for(Af, p))
+      for (Index N : {1, 33, 256}) {
+        const auto B = random_dense(Af.ncols(), N, 2100 + static_cast<std::uint64_t>(N));
+        for (const auto& opt : exchanges) {
+          // plus_times within the fp32 bound of the reference (the sums' order may differ)
+          check_against_single_device(Af, B, semiring::plus_times<float>{}, "plus_times", *nccl, cs, opt);
+          check_against_single_device(Af, B, semiring::plus_times<float>{}, "plus_times", *peer, cs, opt);
+        }
+      }
+    for (const Case& cs : cases_for(Ai, p))
+      for (Index N : {3, 64}) {
+        const auto B = random_dense(Ai.ncols(), N, 2200 + static_cast<std::uint64_t>(N));
+        for (const auto& opt : exchanges) {
+          const auto a = check_against_single_device(Ai, B, semiring::min_plus<float>{}, "min_plus", *nccl, cs, opt);
+          const auto b = check_against_single_device(Ai, B, semiring::min_plus<float>{}, "min_plus", *peer, cs, opt);
+          CHECK(a == b);
+          const auto c = check_against_single_device(Ai, B, semiring::max_times<float>{}, "max_times", *nccl, cs, opt);
+          const auto d = check_against_single_device(Ai, B, semiring::max_times<float>{}, "max_times", *peer, cs, opt);
+          CHECK(c == d);
+        }
+      }
+
+    // PageRank for a fixed number of iterations: each step is one exchange and one sum
+    // over ranks, so a late or early copy shows as a changed rank
+    algo::PageRankOptions po;
+    po.tolerance = 0;
+    po.max_iterations = 17;
+    const auto pr1 = algo::pagerank(Ai.to(disttest::reference_device()), po);
+    const auto ref = pr1.ranks.to(Device::cpu()).to_std_vector();
+    // BFS: one exchange per level, finish_on_device between host waits
+    const std::vector<Index> sources{0, 6, 128, 256};
+    std::vector<std::int64_t> lev, par;
+    host_bfs(Ai, sources, lev, par);
+    for (const Case& cs : cases_for(Ai, p)) {
+      std::vector<std::vector<float>> ranks;
+      for (const Communicator& comm : {*nccl, *peer}) {
+        INFO(comm.name() << " p=" << p << " " << cs.what);
+        auto dA = dist::DistSparseMatrix<float>::scatter(comm, Ai, cs.a_rows);
+        const auto pr = dist::pagerank(dA, {po.damping, 0.0, po.max_iterations});
+        CHECK(pr.iterations == po.max_iterations);
+        ranks.push_back(pr.ranks.gather().to_row_major());
+        double err = 0;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          err = std::max(err, std::abs(double(ranks.back()[i]) - double(ref[i])));
+        CHECK(err < 1e-6);
+        const auto r = dist::bfs(dA, sources);
+        CHECK(r.levels.gather().to_row_major() == lev);
+        CHECK(r.parents.gather().to_row_major() == par);
+      }
+      double between = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i)
+        between = std::max(between, std::abs(double(ranks[0][i]) - double(ranks[1][i])));
+      INFO("p=" << p << " " << cs.what);
+      CHECK(between < 2e-6);
+    }
+  }
+  if (ran == 0) WARN("SKIPPED: no two communicators of 2+ ranks, one by NCCL, one by peer copies");
+}
+
+TEST_CASE("dist: the choice of point-to-point transfers shows in the communicator's name", "[dist][p2p]") {
+  if (!dist::nccl_compiled()) {
+    CHECK_THROWS_AS(Communicator::nccl({}, {.point_to_point = dist::PointToPoint::peer_copies}), NotImplemented);
+    CHECK_THROWS_AS(Communicator::nccl({}, {.point_to_point = dist::PointToPoint::nccl}), NotImplemented);
+  }
+  if (disttest::max_ranks() < 2 || disttest::reference_device().is_cpu()) return;
+  const auto nccl = disttest::communicator(2, dist::PointToPoint::nccl);
+  const auto peer = disttest::communicator(2, dist::PointToPoint::peer_copies);
+  REQUIRE(nccl);
+  CHECK(nccl->name() == "nccl");
+  const Communicator automatic = disttest::fresh_communicator(2, 60, dist::PointToPoint::automatic);
+  // automatic takes peer copies exactly where forcing them works
+  CHECK(automatic.name() == (peer ? "nccl+peer" : "nccl"));
+  if (peer) CHECK(peer->name() == "nccl+peer");
+  // one GPU has nothing to copy: automatic keeps plain NCCL, a forced choice is kept
+  CHECK(Communicator::nccl({0}).name() == "nccl");
+  if (peer) CHECK(Communicator::nccl({0}, {.point_to_point = dist::PointToPoint::peer_copies}).name() == "nccl+peer");
+}
+
+TEST_CASE("dist exchange by peer copies: a message of another size, or without its pair, is a clear error",
+          "[dist][p2p][errors]") {
+  if (disttest::max_ranks() < 2) return;
+  // over the host transport the same pairing is checked (matching.hpp): the case runs there too
+  const auto comm = disttest::communicator(2, dist::PointToPoint::peer_copies);
+  if (!comm) return;  // no peer access: communicator() said so
+  auto& t = comm->transport();
+  geblas::detail::RawBuffer a(256, comm->device(0)), b(256, comm->device(1));
+  using Transfers = std::vector<dist::detail::RankTransfers>;
+  auto expect_error = [&](const Transfers& tr, const std::vector<std::string>& words) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      t.start(tr);
+      t.finish();
+      FAIL("no error");
+    } catch (const dist::CommunicationError& e) {
+      const std::string what = e.what();
+      INFO(what);
+      for (const auto& w : words) CHECK(what.find(w) != std::string::npos);
+    }
+    // found before anything is queued: no wait for a timeout
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+  };
+  Transfers sizes(2);
+  sizes[0].sends.push_back({1, a.data(), 256});
+  sizes[1].recvs.push_back({0, b.data(), 128});
+  expect_error(sizes, {"message #1 from rank 0 to rank 1 has 256 bytes", "expects 128"});
+  Transfers second(2);
+  second[0].sends = {{1, a.data(), 64}, {1, a.data(), 64}};
+  second[1].recvs = {{0, b.data(), 64}, {0, b.data(), 32}};
+  expect_error(second, {"message #2 from rank 0 to rank 1 has 64 bytes", "expects 32"});
+  Transfers no_send(2);
+  no_send[1].recvs.push_back({0, b.data(), 256});
+  expect_error(no_send, {"rank 1 expects message #1 from rank 0"});
+  Transfers no_recv(2);
+  no_recv[1].sends.push_back({0, b.data(), 256});
+  expect_error(no_recv, {"rank 1 sends 1 message(s) to rank 0, which receives 0"});
+  Transfers to_self(2);
+  to_self[0].sends.push_back({0, a.data(), 256});
+  CHECK_THROWS_AS(t.start(to_self), InvalidValue);
+  // nothing was queued: the communicator is not aborted, and a product over it is right
+  const auto A = random_matrix(90, 90, 4, 31, true);
+  const Case cs{"even", Partition::even(90, comm->size()), Partition::even(90, comm->size())};
+  check_against_single_device(A, random_dense(90, 8, 32), semiring::min_plus<float>{}, "after the errors", *comm, cs,
+                              {});
 }
