@@ -1,4 +1,4 @@
-// bench_distributed: one GPU against G GPUs of this node (NCCL, one process) for the
+// bench_distributed: one GPU against G GPUs of this node (one process) for the
 // sparse x dense product (N = 64..512), a PageRank-style iteration (the product with
 // N = 1 and the vector ops), algo::pagerank against dist::pagerank (per iteration of a
 // whole call, and per marginal iteration: 2x minus 1x the iterations) and algo::bfs
@@ -12,7 +12,11 @@
 //
 //   bench_distributed [--graphs=rmat:22:16,uniform:4194304:67108864] [--n=64,128,256,512]
 //                     [--gpus=2] [--reps=5] [--budget-s=300] [--pagerank-iters=20]
-//                     [--project=4,8,64]
+//                     [--project=4,8,64] [--p2p=auto|nccl|peer[,...]]
+// --p2p lists the point-to-point transfers of the distributed runs (CommOptions::
+// point_to_point; default auto): every listed one gets its communicator and its rows,
+// timed in turn within each repetition, so that one run compares NCCL's send / recv with
+// peer copies; the last column names the communicator (nccl, nccl+peer).
 // --project lists rank counts for which the rows each rank would receive are counted on
 // the host (host transport, one product with N = 1, no GPU needed): the input of the
 // extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands do not fit runs
@@ -46,8 +50,21 @@ struct Args {
   std::vector<Index> widths{64, 128, 256, 512};
   int gpus = 2, reps = 5, pagerank_iters = 20;
   std::vector<Index> project;
+  std::vector<dist::PointToPoint> p2p{dist::PointToPoint::automatic};
   double budget_s = 300;
 };
+
+std::optional<std::vector<dist::PointToPoint>> parse_p2p(const std::string& s) {
+  std::vector<dist::PointToPoint> out;
+  for (const auto& x : bench::split(s, ',')) {
+    if (x == "auto") out.push_back(dist::PointToPoint::automatic);
+    else if (x == "nccl") out.push_back(dist::PointToPoint::nccl);
+    else if (x == "peer") out.push_back(dist::PointToPoint::peer_copies);
+    else return std::nullopt;
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -148,8 +165,8 @@ void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<
     const double t = wall_ms(a.gpus, [&] { st = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}); });
     if (rep >= 2) tr.push_back(t);
   }
-  std::printf("%s,spmm,%lld,oom,,%.3f,,,,%llu,,unchecked\n", name.c_str(), static_cast<long long>(N), median(tr),
-              static_cast<unsigned long long>(st.bytes_sent));
+  std::printf("%s,spmm,%lld,oom,,%.3f,,,,%llu,,unchecked,%s\n", name.c_str(), static_cast<long long>(N), median(tr),
+              static_cast<unsigned long long>(st.bytes_sent), comm.name().c_str());
   std::fflush(stdout);
 }
 
@@ -173,7 +190,14 @@ int main(int argc, char** argv) {
     else if (s.rfind("--budget-s=", 0) == 0) a.budget_s = std::stod(val("--budget-s="));
     else if (s.rfind("--project=", 0) == 0) a.project = parse_list(val("--project="));
     else if (s.rfind("--pagerank-iters=", 0) == 0) a.pagerank_iters = std::stoi(val("--pagerank-iters="));
-    else {
+    else if (s.rfind("--p2p=", 0) == 0) {
+      const auto p = parse_p2p(val("--p2p="));
+      if (!p) {
+        std::fprintf(stderr, "--p2p=%s: expected a list of auto, nccl, peer\n", val("--p2p=").c_str());
+        return 2;
+      }
+      a.p2p = *p;
+    } else {
       std::fprintf(stderr, "unknown argument %s (see the file's header)\n", s.c_str());
       return 2;
     }
@@ -189,10 +213,24 @@ int main(int argc, char** argv) {
   auto over_budget = [&] { return std::chrono::duration<double>(Clock::now() - t_start).count() > a.budget_s; };
   std::vector<int> devs;
   for (int d = 0; d < a.gpus; ++d) devs.push_back(d);
-  const auto comm = gpus_ok ? dist::Communicator::nccl(devs) : dist::Communicator::host(1);
-  std::printf("# bench_distributed: 1 GPU vs %d GPUs (NCCL, one process), reps %d, median ms\n", a.gpus, a.reps);
-  std::printf("graph,op,N,single_ms,single_event_ms,dist_rows_ms,dist_allgather_ms,speedup_rows,speedup_allgather,"
-              "rows_bytes,allgather_bytes,check\n");
+  // one communicator per listed transport; an unavailable one (peer copies without peer
+  // access) is reported and left out
+  std::vector<dist::Communicator> comms;
+  if (gpus_ok)
+    for (dist::PointToPoint p : a.p2p) {
+      try {
+        comms.push_back(dist::Communicator::nccl(devs, {.point_to_point = p}));
+      } catch (const InvalidValue& e) {
+        std::printf("# SKIPPED a transport: %s\n", e.what());
+      }
+    }
+  std::string names;
+  for (const auto& c : comms) names += (names.empty() ? "" : ", ") + c.name();
+  std::printf("# bench_distributed: 1 GPU vs %d GPUs (one process; exchanges: %s), reps %d, median ms\n", a.gpus,
+              names.empty() ? "none" : names.c_str(), a.reps);
+  std::printf(
+      "graph,op,N,single_ms,single_event_ms,dist_rows_ms,dist_allgather_ms,speedup_rows,speedup_allgather,"
+      "rows_bytes,allgather_bytes,check,transport\n");
   int failures = 0;
   for (auto& g : bench::generated_graphs(a.graphs)) {
     if (over_budget()) { std::printf("# budget spent: %s not started\n", g.name.c_str()); break; }
@@ -210,22 +248,26 @@ int main(int argc, char** argv) {
                   g.name.c_str(), static_cast<long long>(p), static_cast<unsigned long long>(st.halo_rows),
                   double(st.halo_rows) / (double(p - 1) * double(H.ncols())), double(st.halo_rows) * 256 * 4);
     }
-    if (!gpus_ok) continue;
-    auto dA = dist::DistSparseMatrix<float>::scatter(comm, H);
+    if (comms.empty()) continue;
+    std::vector<dist::DistSparseMatrix<float>> dAs;
+    for (const auto& comm : comms) dAs.push_back(dist::DistSparseMatrix<float>::scatter(comm, H));
+    const std::size_t T = comms.size();
     std::optional<SparseMatrix<float>> A1opt;
     try {
       A1opt = H.to(Device::cuda(0));
     } catch (const OutOfMemory&) {
       std::printf("# %s does not fit on one GPU: distributed runs only\n", g.name.c_str());
     }
-    const dist::Partition& rows = dA.partition();
+    const dist::Partition& rows = dAs[0].partition();  // the same nnz-balanced split on every communicator
     for (Index N : a.widths) {
       if (over_budget()) { std::printf("# budget spent: %s N=%lld not started\n", g.name.c_str(), static_cast<long long>(N)); break; }
       if (!A1opt) {
-        try {
-          run_dist_only(comm, dA, N, a, g.name);
-        } catch (const OutOfMemory& e) {
-          std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+        for (std::size_t c = 0; c < T; ++c) {
+          try {
+            run_dist_only(comms[c], dAs[c], N, a, g.name);
+          } catch (const OutOfMemory& e) {
+            std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+          }
         }
         continue;
       }
@@ -233,28 +275,47 @@ int main(int argc, char** argv) {
       try {
         const auto B1 = DenseMatrix<float>::random(H.ncols(), N, Device::cuda(0), 7);
         DenseMatrix<float> C1(n, N, Device::cuda(0));
-        auto dB = distribute(comm, rows, B1);
-        dist::DistDenseMatrix<float> dC(comm, rows, N);
-        std::vector<double> ts, te, tr, tg;
-        dist::ExchangeStats srows, sall;
+        std::vector<dist::DistDenseMatrix<float>> dBs, dCs;
+        for (const auto& comm : comms) {
+          dBs.push_back(distribute(comm, rows, B1));
+          dCs.emplace_back(comm, rows, N);
+        }
+        std::vector<double> ts, te;
+        std::vector<std::vector<double>> tr(T), tg(T);
+        std::vector<dist::ExchangeStats> srows(T), sall(T);
         for (int rep = 0; rep < a.reps + 2; ++rep) {  // two warm-up runs: plans, pools, NCCL connections
           const double w = wall_ms(a.gpus, [&] { mxm(C1, A1, B1, semiring::plus_times<float>{}); });
           const double e = event_ms([&] { mxm(C1, A1, B1, semiring::plus_times<float>{}); });
-          const double r = wall_ms(a.gpus, [&] { srows = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}); });
-          const double q = wall_ms(a.gpus, [&] {
-            sall = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}, {.exchange = dist::Exchange::allgather});
-          });
-          if (rep >= 2) { ts.push_back(w); te.push_back(e); tr.push_back(r); tg.push_back(q); }
+          if (rep >= 2) {
+            ts.push_back(w);
+            te.push_back(e);
+          }
+          for (std::size_t c = 0; c < T; ++c) {  // the transports in turn, each after the same single-GPU run
+            const double r =
+                wall_ms(a.gpus, [&] { srows[c] = dist::mxm(dCs[c], dAs[c], dBs[c], semiring::plus_times<float>{}); });
+            const double q = wall_ms(a.gpus, [&] {
+              sall[c] = dist::mxm(dCs[c], dAs[c], dBs[c], semiring::plus_times<float>{},
+                                  {.exchange = dist::Exchange::allgather});
+            });
+            if (rep >= 2) {
+              tr[c].push_back(r);
+              tg[c].push_back(q);
+            }
+          }
         }
-        bool ok = check(dC, C1, false, "plus_times");
-        dist::mxm(dC, dA, dB, semiring::max_times<float>{});
+        std::vector<bool> ok(T);
+        for (std::size_t c = 0; c < T; ++c) ok[c] = check(dCs[c], C1, false, "plus_times");
         mxm(C1, A1, B1, semiring::max_times<float>{});
-        ok = check(dC, C1, true, "max_times") && ok;
-        failures += ok ? 0 : 1;
-        std::printf("%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s\n", g.name.c_str(), static_cast<long long>(N), median(ts),
-                    median(te), median(tr), median(tg), median(ts) / median(tr), median(ts) / median(tg),
-                    static_cast<unsigned long long>(srows.bytes_sent), static_cast<unsigned long long>(sall.bytes_sent),
-                    ok ? "ok" : "WRONG");
+        for (std::size_t c = 0; c < T; ++c) {
+          dist::mxm(dCs[c], dAs[c], dBs[c], semiring::max_times<float>{});
+          ok[c] = check(dCs[c], C1, true, "max_times") && ok[c];
+          failures += ok[c] ? 0 : 1;
+          std::printf(
+              "%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s,%s\n", g.name.c_str(), static_cast<long long>(N),
+              median(ts), median(te), median(tr[c]), median(tg[c]), median(ts) / median(tr[c]),
+              median(ts) / median(tg[c]), static_cast<unsigned long long>(srows[c].bytes_sent),
+              static_cast<unsigned long long>(sall[c].bytes_sent), ok[c] ? "ok" : "WRONG", comms[c].name().c_str());
+        }
         std::fflush(stdout);
       } catch (const OutOfMemory& e) {
         std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
@@ -278,34 +339,41 @@ int main(int argc, char** argv) {
       }
     }
     const float damping = static_cast<float>(0.85 / std::max(1.0, max_row_sum)), teleport = 0.15f / static_cast<float>(n);
+    const DenseMatrix<float> x0 = DenseMatrix<float>::constant(n, 1, 1.0f / static_cast<float>(n), Device::cuda(0));
     DenseMatrix<float> x1 = DenseMatrix<float>::constant(n, 1, 1.0f / static_cast<float>(n), Device::cuda(0));
     DenseMatrix<float> y1(n, 1, Device::cuda(0));
-    auto dx = distribute(comm, rows, x1);
-    dist::DistDenseMatrix<float> dy(comm, rows, 1);
     auto step1 = [&] {
       mxm(y1, A1, x1, semiring::plus_times<float>{});
       apply(y1, y1, binop::times<float>{}, damping);
       apply(x1, y1, binop::plus<float>{}, teleport);
     };
-    dist::ExchangeStats spr;
-    auto stepd = [&] {
-      spr = dist::mxm(dy, dA, dx, semiring::plus_times<float>{});
-      for (std::size_t k = 0; k < comm.local_ranks().size(); ++k) {
-        DenseMatrix<float> y(std::move(dy.state().parts[k])), x(std::move(dx.state().parts[k]));
-        apply(y, y, binop::times<float>{}, damping);
-        apply(x, y, binop::plus<float>{}, teleport);
-        dy.state().parts[k] = std::move(y.storage());
-        dx.state().parts[k] = std::move(x.storage());
-      }
-    };
     step1();
-    stepd();
     const double t1 = wall_ms(a.gpus, [&] { for (int it = 0; it < a.pagerank_iters; ++it) step1(); }) / a.pagerank_iters;
-    const double td = wall_ms(a.gpus, [&] { for (int it = 0; it < a.pagerank_iters; ++it) stepd(); }) / a.pagerank_iters;
-    const bool ok = check(dx, x1, false, "pagerank x");
-    failures += ok ? 0 : 1;
-    std::printf("%s,pagerank_step,1,%.3f,,%.3f,,%.2f,,%llu,,%s\n", g.name.c_str(), t1, td, t1 / td,
-                static_cast<unsigned long long>(spr.bytes_sent), ok ? "ok" : "WRONG");
+    for (std::size_t c = 0; c < T; ++c) {
+      const auto& comm = comms[c];
+      auto dx = distribute(comm, rows, x0);
+      dist::DistDenseMatrix<float> dy(comm, rows, 1);
+      dist::ExchangeStats spr;
+      auto stepd = [&] {
+        spr = dist::mxm(dy, dAs[c], dx, semiring::plus_times<float>{});
+        for (std::size_t k = 0; k < comm.local_ranks().size(); ++k) {
+          DenseMatrix<float> y(std::move(dy.state().parts[k])), x(std::move(dx.state().parts[k]));
+          apply(y, y, binop::times<float>{}, damping);
+          apply(x, y, binop::plus<float>{}, teleport);
+          dy.state().parts[k] = std::move(y.storage());
+          dx.state().parts[k] = std::move(x.storage());
+        }
+      };
+      stepd();
+      auto steps = [&] {
+        for (int it = 0; it < a.pagerank_iters; ++it) stepd();
+      };
+      const double td = wall_ms(a.gpus, steps) / a.pagerank_iters;
+      const bool ok = check(dx, x1, false, "pagerank x");
+      failures += ok ? 0 : 1;
+      std::printf("%s,pagerank_step,1,%.3f,,%.3f,,%.2f,,%llu,,%s,%s\n", g.name.c_str(), t1, td, t1 / td,
+                  static_cast<unsigned long long>(spr.bytes_sent), ok ? "ok" : "WRONG", comm.name().c_str());
+    }
     // The whole algorithm: algo::pagerank (one fused pass per iteration on one GPU) against
     // dist::pagerank, both for a fixed number of iterations (tolerance 0), per iteration.
     if (!over_budget()) {
@@ -314,53 +382,62 @@ int main(int argc, char** argv) {
       po.max_iterations = a.pagerank_iters;
       dist::PageRankOptions pd{po.damping, 0.0, a.pagerank_iters};
       algo::pagerank(A1, po);  // warm-up: A', degrees, plans
-      dist::pagerank(dA, pd);
+      for (const auto& dA : dAs) dist::pagerank(dA, pd);
       algo::PageRankResult<float> r1;
-      std::optional<dist::PageRankResult<float>> rd;
       const double p1 = wall_ms(a.gpus, [&] { r1 = algo::pagerank(A1, po); }) / a.pagerank_iters;
-      const double pdms = wall_ms(a.gpus, [&] { rd = dist::pagerank(dA, pd); }) / a.pagerank_iters;
       const auto ref = r1.ranks.to(Device::cpu()).to_std_vector();
-      const auto got = rd->ranks.gather().to_row_major();
-      double err = 0;
-      for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(ref[i]) - double(got[i])));
-      const bool pok = err < 1e-5;
-      failures += pok ? 0 : 1;
-      std::printf("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e)\n", g.name.c_str(), p1, pdms, p1 / pdms,
-                  pok ? "ok" : "WRONG", err);
+      std::vector<bool> pok(T);
+      for (std::size_t c = 0; c < T; ++c) {
+        std::optional<dist::PageRankResult<float>> rd;
+        const double pdms = wall_ms(a.gpus, [&] { rd = dist::pagerank(dAs[c], pd); }) / a.pagerank_iters;
+        const auto got = rd->ranks.gather().to_row_major();
+        double err = 0;
+        for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(ref[i]) - double(got[i])));
+        pok[c] = err < 1e-5;
+        failures += pok[c] ? 0 : 1;
+        std::printf("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e),%s\n", g.name.c_str(), p1, pdms,
+                    p1 / pdms, pok[c] ? "ok" : "WRONG", err, comms[c].name().c_str());
+      }
       // Per iteration without the set-up and the final normalisation of a call: the
       // difference between runs of 2 x and 1 x the iterations, divided by the
       // iterations (median of the reps).
-      std::vector<double> m1, md;
+      algo::PageRankOptions po2 = po;
+      po2.max_iterations = 2 * a.pagerank_iters;
+      dist::PageRankOptions pd2 = pd;
+      pd2.max_iterations = 2 * a.pagerank_iters;
+      std::vector<double> m1;
+      std::vector<std::vector<double>> md(T);
       for (int rep = 0; rep < std::max(1, a.reps / 2) && !over_budget(); ++rep) {
-        algo::PageRankOptions po2 = po;
-        po2.max_iterations = 2 * a.pagerank_iters;
-        dist::PageRankOptions pd2 = pd;
-        pd2.max_iterations = 2 * a.pagerank_iters;
         const double s1 = wall_ms(a.gpus, [&] { algo::pagerank(A1, po); });
         const double l1 = wall_ms(a.gpus, [&] { algo::pagerank(A1, po2); });
-        const double sd = wall_ms(a.gpus, [&] { dist::pagerank(dA, pd); });
-        const double ld = wall_ms(a.gpus, [&] { dist::pagerank(dA, pd2); });
         m1.push_back((l1 - s1) / a.pagerank_iters);
-        md.push_back((ld - sd) / a.pagerank_iters);
+        for (std::size_t c = 0; c < T; ++c) {
+          const double sd = wall_ms(a.gpus, [&] { dist::pagerank(dAs[c], pd); });
+          const double ld = wall_ms(a.gpus, [&] { dist::pagerank(dAs[c], pd2); });
+          md[c].push_back((ld - sd) / a.pagerank_iters);
+        }
       }
       if (!m1.empty())
-        std::printf("%s,pagerank_iteration,1,%.3f,,%.3f,,%.2f,,,,%s\n", g.name.c_str(), median(m1), median(md),
-                    median(m1) / median(md), pok ? "ok" : "WRONG");
+        for (std::size_t c = 0; c < T; ++c)
+          std::printf("%s,pagerank_iteration,1,%.3f,,%.3f,,%.2f,,,,%s,%s\n", g.name.c_str(), median(m1), median(md[c]),
+                      median(m1) / median(md[c]), pok[c] ? "ok" : "WRONG", comms[c].name().c_str());
     }
     // BFS from 4 sources: algo::bfs (the direction-optimising traversal, one per source)
     // against dist::bfs (one min.second product with N = 4 per level); exact check.
     if (!over_budget()) {
       const std::vector<Index> sources{0, n / 3, n / 2, n - 1};
       auto b1 = algo::bfs(A1, sources);
-      dist::bfs(dA, sources);  // warm-up: A' as a pattern, the exchange plans
-      const double t1 = wall_ms(a.gpus, [&] { b1 = algo::bfs(A1, sources); });
-      std::optional<dist::BfsResult> rb;
-      const double tdb = wall_ms(a.gpus, [&] { rb = dist::bfs(dA, sources); });
-      const bool bok = b1.levels.to_row_major() == rb->levels.gather().to_row_major() &&
-                       b1.parents.to_row_major() == rb->parents.gather().to_row_major();
-      failures += bok ? 0 : 1;
-      std::printf("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d)\n", g.name.c_str(), sources.size(), t1, tdb, t1 / tdb,
-                  bok ? "ok" : "WRONG", rb->depth);
+      for (const auto& dA : dAs) dist::bfs(dA, sources);  // warm-up: A' as a pattern, the exchange plans
+      const double t1b = wall_ms(a.gpus, [&] { b1 = algo::bfs(A1, sources); });
+      const auto lev1 = b1.levels.to_row_major(), par1 = b1.parents.to_row_major();
+      for (std::size_t c = 0; c < T; ++c) {
+        std::optional<dist::BfsResult> rb;
+        const double tdb = wall_ms(a.gpus, [&] { rb = dist::bfs(dAs[c], sources); });
+        const bool bok = lev1 == rb->levels.gather().to_row_major() && par1 == rb->parents.gather().to_row_major();
+        failures += bok ? 0 : 1;
+        std::printf("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d),%s\n", g.name.c_str(), sources.size(), t1b, tdb,
+                    t1b / tdb, bok ? "ok" : "WRONG", rb->depth, comms[c].name().c_str());
+      }
     }
     std::fflush(stdout);
   }
