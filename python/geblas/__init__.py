@@ -102,28 +102,69 @@ def current_stream(device="cuda:0"):
 # --- results: NumPy or torch ------------------------------------------------------------------
 
 def _is_torch(x):
-    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "__dlpack__")
+    module = type(x).__module__
+    return (module == "torch" or module.startswith("torch.")) and hasattr(x, "__dlpack__")
 
 
 def _flavor(items):
     """'torch' if any operand is a torch tensor, 'numpy' if any is a NumPy array, else None."""
-    if any(_is_torch(x) for x in items):
-        return "torch"
-    if any(isinstance(x, _np.ndarray) for x in items):
-        return "numpy"
-    return None
+    flavor = None
+    for x in items:
+        if x is None or isinstance(x, (Matrix, Vector)):
+            continue
+        if _is_torch(x):
+            return "torch"
+        if isinstance(x, _np.ndarray):
+            flavor = "numpy"
+    return flavor
 
 
 def _cuda_devices(items):
     """The CUDA devices of a call's torch tensors and geblas objects."""
     devices = set()
     for x in items:
+        if x is None:
+            continue
         if _is_torch(x):
             if x.device.type == "cuda":
                 devices.add(str(x.device))
         elif isinstance(x, (Matrix, Vector)) and x.device != "cpu":
             devices.add(x.device)
     return devices
+
+
+# torch's current stream of a device as an integer handle: torch._C._cuda_getCurrentRawStream
+# answers in well under a microsecond where torch.cuda.current_stream(device).cuda_stream
+# builds a torch.device and a Stream object (several microseconds a call). Resolved on the
+# first call after torch has initialised CUDA (before that, current_stream initialises it).
+_raw_stream = None
+
+
+def _torch_stream_handle(device):
+    """torch's current stream on `device` ('cuda:N', or a torch.device of type cuda)."""
+    global _raw_stream
+    index = device.index if not isinstance(device, str) else (int(device[5:]) if device[:5] == "cuda:" else None)
+    if _raw_stream is None:
+        import torch
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is None or not torch.cuda.is_initialized():
+            return torch.cuda.current_stream(torch.device(device)).cuda_stream
+        _raw_stream = raw
+    if index is None:  # 'cuda': torch's current device, as torch.device('cuda') means
+        import torch
+        return torch.cuda.current_stream(torch.device(device)).cuda_stream
+    return _raw_stream(index)
+
+
+_torch_cuda_usable = None  # torch.cuda.is_available(), asked once torch is imported
+
+
+def _torch_has_cuda():
+    global _torch_cuda_usable
+    if _torch_cuda_usable is None:
+        import torch
+        _torch_cuda_usable = torch.cuda.is_available()
+    return _torch_cuda_usable
 
 
 class _TorchStreams:
@@ -136,15 +177,13 @@ class _TorchStreams:
 
     def __init__(self, items, devices=()):
         self._scopes = []
-        devices = _cuda_devices(items) | {d for d in devices if d != "cpu"}
-        if not devices or "torch" not in _sys.modules:
+        if "torch" not in _sys.modules:  # first: a NumPy call pays nothing more
             return
-        import torch
-        if not torch.cuda.is_available():  # a CPU-only torch: geblas keeps its own streams
+        devices = _cuda_devices(items) | {d for d in devices if d != "cpu"}
+        if not devices or not _torch_has_cuda():  # a CPU-only torch: geblas keeps its own streams
             return
         for d in sorted(devices):
-            handle = torch.cuda.current_stream(torch.device(d)).cuda_stream
-            self._scopes.append(_geblas._StreamScope(d, handle))
+            self._scopes.append(_geblas._StreamScope(d, _torch_stream_handle(d)))
 
     def __enter__(self):
         entered = []
@@ -193,9 +232,15 @@ def _operation(fn):
     @_functools.wraps(fn)
     def run(*args, **kw):
         out = kw.get("out")
-        items = list(args) + [out, kw.get("mask")]
+        items = (*args, out, kw.get("mask"))
         flavor = _flavor(items)
-        with _TorchStreams(items):
+        streams = _TorchStreams(items) if "torch" in _sys.modules else None
+        if streams is None or not streams._scopes:  # NumPy, the CPU, or no torch: no with block
+            r = fn(*args, **kw)
+            if r is None and out is not None:
+                return out
+            return _result(r, flavor)
+        with streams:
             r = fn(*args, **kw)
             if r is None and out is not None:
                 return out

@@ -35,29 +35,107 @@ _REDUCES = ("sum", "mean", "max", "min")
 _EDGE_CHUNK_ELEMENTS = 1 << 26
 
 
+# A tensor as a DLPack capsule for the bindings: torch.utils.dlpack.to_dlpack is one C call,
+# where the binding's own Tensor.__dlpack__ call runs its Python-level checks (a few
+# microseconds per tensor). A tensor that requires grad still goes the __dlpack__ way, which
+# refuses it as before (geblas's products are not differentiable inside a backward).
+_capsule_of = getattr(torch.utils.dlpack, "to_dlpack", None)
+
+
+def _to_dlpack(t):
+    return t if _capsule_of is None or t.requires_grad else _capsule_of(t)
+
+
+_cuda_usable = None  # torch.cuda.is_available(), asked on the first CUDA tensor
+
+
 def _on_stream(device):
     """The calls of a with block on torch's current stream of `device`."""
     return _g._TorchStreams([], devices=[str(device)])
 
 
+def _stream(device):
+    """torch's current stream of `device` (a torch.device) as an integer handle for the
+    bindings that take one (_spmm, _spmm_arg), None on the CPU: what _on_stream's with
+    block gives them, without its Python objects."""
+    global _cuda_usable
+    if device.type != "cuda":
+        return None
+    if _cuda_usable is None:
+        _cuda_usable = torch.cuda.is_available()
+    return _g._torch_stream_handle(device) if _cuda_usable else None
+
+
+# geblas's names of torch's value types, as _g._dtype_name gives them (memoised: str() of a
+# torch dtype costs about a microsecond).
+_dtype_names = {}
+
+
+def _dtype_name(dtype):
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = _g._dtype_name(dtype)
+    return name
+
+
 class _Graph:
     """What spmm needs of A, built once per geblas.Matrix (kept on it) or per call for a
-    torch sparse tensor: the geblas matrix and torch views of its CSR arrays."""
+    torch sparse tensor: the geblas matrix and torch views of its CSR arrays, and what
+    every call asks of them (shape, value type, degrees as a feature type), so that a call
+    reads Python attributes instead of asking the binding or converting again.
 
-    def __init__(self, matrix, values_tensor=None):
+    For a torch sparse tensor (a new _Graph every call) the arrays are made on first use
+    only: a sum or mean needs none of the edge arrays, and making them costs three copies
+    of A's arrays, a handful of torch operations and, for `rows`, a host synchronisation."""
+
+    # Attributes made by _arrays() and _rows() on first use (see __getattr__).
+    _ARRAYS = frozenset(("indptr", "cols32", "cols", "values", "degree", "empty_rows"))
+
+    def __init__(self, matrix, values_tensor=None, lazy=False):
         self.matrix = matrix
+        self.nrows, self.ncols, self.dtype = matrix.nrows, matrix.ncols, matrix.dtype
         self.device = torch.device(matrix.device)
-        indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in matrix._csr())
+        if values_tensor is not None:
+            self.values = values_tensor
+        self._unit = None
+        self._keys = {}
+        self._degree_columns = {}
+        if not lazy:
+            self._arrays()
+            self._rows()
+
+    def _arrays(self):
+        indptr, indices, values = (torch.utils.dlpack.from_dlpack(e) for e in self.matrix._csr())
         self.indptr = indptr
         self.cols32 = indices
         self.cols = indices.to(torch.int64)
         counts = torch.diff(indptr)
-        self.rows = torch.repeat_interleave(torch.arange(matrix.nrows, device=self.device), counts)
-        self.values = values if values_tensor is None else values_tensor
+        if "values" not in self.__dict__:
+            self.values = values
         self.degree = counts.clamp(min=1)
         self.empty_rows = (counts == 0).unsqueeze(1)
-        self._unit = None
-        self._keys = {}
+
+    def _rows(self):
+        # output_size: the entry count is known, so torch needs no host read of the total.
+        self.rows = torch.repeat_interleave(torch.arange(self.nrows, device=self.device), torch.diff(self.indptr),
+                                            output_size=self.cols32.numel())
+
+    def __getattr__(self, name):
+        # Only for attributes not set yet: the lazily made arrays of a torch sparse A.
+        if name in _Graph._ARRAYS:
+            self._arrays()
+        elif name == "rows":
+            self._rows()
+        else:
+            raise AttributeError(f"'_Graph' object has no attribute '{name}'")
+        return self.__dict__[name]
+
+    def degree_column(self, dtype):
+        """The row degrees (at least 1) as an n x 1 tensor of `dtype`, the divisor of mean."""
+        d = self._degree_columns.get(dtype)
+        if d is None:
+            d = self._degree_columns[dtype] = self.degree.to(dtype).unsqueeze(1)
+        return d
 
     def unit(self):
         """True when every stored value is 1 (then max/min may pack the argument)."""
@@ -88,10 +166,11 @@ def _graph_of(A, values=None):
         # borrowed, and the caller's values in place.
         _check_values(values, g.cols.numel(), g.device)
         with _on_stream(values.device):
-            m = _geblas._matrix_from_csr(A.nrows, A.ncols, g.indptr, g.cols32, values.detach(), False, False)
+            m = _geblas._matrix_from_csr(g.nrows, g.ncols, g.indptr, g.cols32, values.detach(), False, False)
         h = _Graph.__new__(_Graph)
-        h.__dict__.update(g.__dict__)
+        h.__dict__.update(g.__dict__)  # the pattern's arrays and degrees are shared
         h.matrix, h.values, h._unit, h._keys = m, values.detach(), None, {}
+        h.dtype = m.dtype
         return h, values
     if isinstance(A, torch.Tensor) and A.layout in (torch.sparse_csr, torch.sparse_coo):
         if A.layout == torch.sparse_coo:
@@ -103,7 +182,7 @@ def _graph_of(A, values=None):
         with _on_stream(values.device):
             m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
                                          values.detach(), True, False)
-        return _Graph(m, values_tensor=values.detach()), values
+        return _Graph(m, values_tensor=values.detach(), lazy=True), values
     raise TypeError(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
                     f"got {type(A).__name__}")
 
@@ -123,17 +202,17 @@ def _check_dense(X, g):
     if X.device != g.device:
         raise _g.DeviceMismatch(f"geblas.torch.spmm: X is on {X.device} but A is on {g.device}; "
                                 "geblas makes no hidden copies")
-    if X.shape[0] != g.matrix.ncols:
-        raise _g.DimensionMismatch(f"geblas.torch.spmm: A is {g.matrix.nrows} x {g.matrix.ncols} but X has "
+    if X.shape[0] != g.ncols:
+        raise _g.DimensionMismatch(f"geblas.torch.spmm: A is {g.nrows} x {g.ncols} but X has "
                                    f"{X.shape[0]} rows")
 
 
 def _spmm_plain(g, X, semiring, transpose=False):
-    """Y = A (+).(x) X (or A' ...) through geblas, into a fresh torch tensor (no copies)."""
-    n = g.matrix.ncols if transpose else g.matrix.nrows
+    """Y = A (+).(x) X (or A' ...) through geblas, into a fresh torch tensor (no copies).
+    One binding call on torch's current stream; the tensors go in as DLPack capsules."""
+    n = g.ncols if transpose else g.nrows
     Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
-    with _on_stream(X.device):
-        _geblas.mxm(g.matrix, X, semiring, out=Y, transpose_a=transpose)
+    _geblas._spmm(g.matrix, _to_dlpack(X), _to_dlpack(Y), semiring, transpose, _stream(X.device))
     return Y
 
 
@@ -154,10 +233,10 @@ def _max_packed(g, X, reduce):
     # Low 32 bits: larger wins for max, smaller for min; both pick the smallest j on a tie.
     low = (2**31 - 1 - j) if reduce == "max" else j
     keys = (_orderable(X.contiguous()).to(torch.int64) << 32) | low
-    P = torch.empty((g.matrix.nrows, X.shape[1]), dtype=torch.int64, device=X.device)
+    P = torch.empty((g.nrows, X.shape[1]), dtype=torch.int64, device=X.device)
     key_matrix = g.key_matrix(reduce)
-    with _on_stream(X.device):
-        _geblas.mxm(key_matrix, keys, "max_min" if reduce == "max" else "min_max", out=P)
+    _geblas._spmm(key_matrix, _to_dlpack(keys), _to_dlpack(P), "max_min" if reduce == "max" else "min_max", False,
+                  _stream(X.device))
     empty = P == (torch.iinfo(torch.int64).min if reduce == "max" else torch.iinfo(torch.int64).max)
     low_out = P & 0xFFFFFFFF
     arg = (2**31 - 1 - low_out) if reduce == "max" else low_out
@@ -173,11 +252,11 @@ def _max_kernel(g, X, reduce):
     winning column beside each value (A unit-valued, float32 on a GPU): the smallest
     column on a tie, as _max_packed; -0 and +0 tie here (float comparison) where the packed
     keys order -0 below +0."""
-    n = g.matrix.nrows
+    n = g.nrows
     Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
     arg = torch.empty((n, X.shape[1]), dtype=torch.int32, device=X.device)
-    with _on_stream(X.device):
-        _geblas._spmm_arg(g.matrix, X.contiguous(), Y, arg, reduce)
+    _geblas._spmm_arg(g.matrix, _to_dlpack(X.contiguous()), _to_dlpack(Y), _to_dlpack(arg), reduce,
+                      _stream(X.device))
     return Y, arg.to(torch.int64), None  # rows without entries: Y = 0, arg = -1
 
 
@@ -187,7 +266,7 @@ def _max_search(g, X, reduce):
     Y.masked_fill_(g.empty_rows, 0)
     E, F = g.cols.numel(), X.shape[1]
     big = torch.iinfo(torch.int64).max
-    best = torch.full((g.matrix.nrows, F), big, dtype=torch.int64, device=X.device)
+    best = torch.full((g.nrows, F), big, dtype=torch.int64, device=X.device)
     vals = g.values.to(X.dtype)
     chunk = max(1, _EDGE_CHUNK_ELEMENTS // max(F, 1))
     for s in range(0, E, chunk):
@@ -214,6 +293,28 @@ def _sddmm(g, G, X):
     return out
 
 
+def _forward(g, Xd, reduce, record_arg):
+    """Y of SpMM.forward and what its backward needs: (Y, saved tensors, unit)."""
+    if reduce in ("sum", "mean"):
+        Y = _spmm_plain(g, Xd, "plus_times")
+        if reduce == "mean":
+            Y.div_(g.degree_column(Y.dtype))  # Y is this call's own tensor
+        return Y, (Xd,), None
+    if not record_arg:
+        # No gradient wanted (inference): the plain max_times / min_times SpMM, as fast
+        # as a sum; the argument is recorded only when a backward will need it.
+        Y = _spmm_plain(g, Xd, "max_times" if reduce == "max" else "min_times")
+        Y.masked_fill_(g.empty_rows, 0)
+        return Y, None, True  # SpMM.forward saves two empty tensors
+    if g.unit() and Xd.dtype == torch.float32 and Xd.is_cuda:
+        Y, arg, weight = _max_kernel(g, Xd, reduce)
+    elif g.unit() and Xd.dtype == torch.float32:
+        Y, arg, weight = _max_packed(g, Xd, reduce)
+    else:
+        Y, arg, weight = _max_search(g, Xd, reduce)
+    return Y, (arg, weight if weight is not None else torch.empty(0)), weight is None
+
+
 class SpMM(torch.autograd.Function):
     """Semiring SpMM with the gradients described in the module docstring."""
 
@@ -221,28 +322,10 @@ class SpMM(torch.autograd.Function):
     def forward(ctx, values, X, g, reduce, record_arg):
         # `values` is A's values tensor when its gradient is wanted (sum), else None; it is
         # an argument so that autograd routes its gradient.
-        Xd = X.detach()
-        if reduce in ("sum", "mean"):
-            Y = _spmm_plain(g, Xd, "plus_times")
-            if reduce == "mean":
-                Y = Y / g.degree.to(Y.dtype).unsqueeze(1)
-            ctx.save_for_backward(Xd)
-        elif not record_arg:
-            # No gradient wanted (inference): the plain max_times / min_times SpMM, as fast
-            # as a sum; the argument is recorded only when a backward will need it.
-            Y = _spmm_plain(g, Xd, "max_times" if reduce == "max" else "min_times")
-            Y.masked_fill_(g.empty_rows, 0)
-            ctx.unit = True
-            ctx.save_for_backward(torch.empty(0), torch.empty(0))
-        else:
-            if g.unit() and X.dtype == torch.float32 and X.is_cuda:
-                Y, arg, weight = _max_kernel(g, Xd, reduce)
-            elif g.unit() and X.dtype == torch.float32:
-                Y, arg, weight = _max_packed(g, Xd, reduce)
-            else:
-                Y, arg, weight = _max_search(g, Xd, reduce)
-            ctx.save_for_backward(arg, weight if weight is not None else torch.empty(0))
-            ctx.unit = weight is None
+        Y, saved, unit = _forward(g, X.detach(), reduce, record_arg)
+        ctx.save_for_backward(*(saved or (torch.empty(0), torch.empty(0))))
+        if unit is not None:
+            ctx.unit = unit
         ctx.g, ctx.reduce = g, reduce
         ctx.nrows_x = X.shape[0]
         return Y
@@ -254,7 +337,7 @@ class SpMM(torch.autograd.Function):
         d_values = d_x = None
         if reduce in ("sum", "mean"):
             (Xd,) = ctx.saved_tensors
-            G = grad if reduce == "sum" else grad / g.degree.to(grad.dtype).unsqueeze(1)
+            G = grad if reduce == "sum" else grad / g.degree_column(grad.dtype)
             if ctx.needs_input_grad[1]:
                 d_x = _spmm_plain(g, G, "plus_times", transpose=True)
             if ctx.needs_input_grad[0]:
@@ -277,8 +360,8 @@ def spmm(A, X, reduce="sum", values=None):
         raise _g.InvalidValue(f"geblas.torch.spmm: reduce must be one of {_REDUCES}, got {reduce!r}")
     g, values = _graph_of(A, values)
     _check_dense(X, g)
-    if g.matrix.dtype != _g._dtype_name(X.dtype):
-        raise _g.DomainMismatch(f"geblas.torch.spmm: X is {X.dtype} but A is {g.matrix.dtype}")
+    if g.dtype != _dtype_name(X.dtype):
+        raise _g.DomainMismatch(f"geblas.torch.spmm: X is {X.dtype} but A is {g.dtype}")
     if not X.is_contiguous():
         raise _g.InvalidValue("geblas.torch.spmm: X is not contiguous; geblas uses tensors in place and makes "
                               "no hidden copy: pass X.contiguous()")
@@ -289,4 +372,9 @@ def spmm(A, X, reduce="sum", values=None):
         values = None
     # Inside forward the grad mode is always off; whether a backward can come is known here.
     record_arg = torch.is_grad_enabled() and X.requires_grad
+    if not record_arg and (values is None or not torch.is_grad_enabled()):
+        # Nothing to differentiate (inference, or X and A's values both fixed): the forward
+        # alone, without autograd.Function.apply's graph bookkeeping (several microseconds
+        # a call). Its result is what apply returns then: a tensor without grad_fn.
+        return _forward(g, X.detach() if X.requires_grad else X, reduce, False)[0]
     return SpMM.apply(values, X, g, reduce, record_arg)

@@ -114,10 +114,10 @@ ArrayView view_numpy(const py::array& a, const std::string& what) {
   return v;
 }
 
-ArrayView view_dlpack(py::handle obj, const std::string& what) {
-  py::object capsule = obj.attr("__dlpack__")();
-  if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
-    throw InvalidValue("geblas: " + what + ".__dlpack__() did not return an unused 'dltensor' capsule");
+// Takes over the tensor of an unused "dltensor" capsule (from __dlpack__, or handed in
+// directly: torch.utils.dlpack.to_dlpack skips the Python-level checks of
+// Tensor.__dlpack__, a few microseconds of every geblas.torch call).
+ArrayView view_capsule(py::handle capsule, const std::string& what) {
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   // From here on geblas owns the tensor: mark the capsule used so that its destructor
   // does not free it too (the DLPack protocol).
@@ -150,6 +150,13 @@ ArrayView view_dlpack(py::handle obj, const std::string& what) {
   return v;
 }
 
+ArrayView view_dlpack(py::handle obj, const std::string& what) {
+  py::object capsule = obj.attr("__dlpack__")();
+  if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
+    throw InvalidValue("geblas: " + what + ".__dlpack__() did not return an unused 'dltensor' capsule");
+  return view_capsule(capsule, what);
+}
+
 // Contiguous in the given order, ignoring the strides of dimensions of size 1 (which
 // NumPy and torch set freely).
 bool contiguous(const ArrayView& v, bool row_major) {
@@ -179,10 +186,17 @@ std::size_t element_count(const ArrayView& v) {
 
 }  // namespace
 
-bool is_array(py::handle obj) { return py::isinstance<py::array>(obj) || py::hasattr(obj, "__dlpack__"); }
+bool is_array(py::handle obj) {
+  return py::isinstance<py::array>(obj) || PyCapsule_CheckExact(obj.ptr()) || py::hasattr(obj, "__dlpack__");
+}
 
 ArrayView view_of(py::handle obj, const std::string& what) {
   if (py::isinstance<py::array>(obj)) return view_numpy(py::reinterpret_borrow<py::array>(obj), what);
+  if (PyCapsule_CheckExact(obj.ptr())) {
+    if (!PyCapsule_IsValid(obj.ptr(), "dltensor"))
+      throw InvalidValue("geblas: " + what + " is a capsule but not an unused DLPack 'dltensor' one");
+    return view_capsule(obj, what);
+  }
   if (py::hasattr(obj, "__dlpack__")) return view_dlpack(obj, what);
   throw InvalidValue("geblas: " + what + " must be a NumPy array or an object with __dlpack__ (got " +
                      std::string(py::str(py::type::handle_of(obj).attr("__name__"))) + ")");

@@ -59,7 +59,8 @@ struct ArrayView {
   std::shared_ptr<void> owner;
 };
 
-// True for an object geblas treats as an array (NumPy array, anything with __dlpack__).
+// True for an object geblas treats as an array (NumPy array, anything with __dlpack__, a
+// DLPack capsule).
 bool is_array(py::handle obj);
 // `what` names the argument in error messages. Raises TypeError for a dtype geblas does
 // not store, ValueError for an unsupported device.

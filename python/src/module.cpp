@@ -272,6 +272,8 @@ bool flag(const py::kwargs& kw, const char* name) { return kw.contains(name) ? k
 // structural_mask, complement_mask, transpose_a, transpose_b, variant, allow_tf32.
 // `type` is the operation's value type (the accumulator's type).
 void parse_options(CallOptions& c, const py::kwargs& kw, TypeId type, const char* op_name) {
+  // The common call passes none: the defaults, without a dictionary look-up per name.
+  if (kw.empty()) return;
   static const char* known[] = {"mask",        "accum",       "replace", "structural_mask", "complement_mask",
                                 "transpose_a", "transpose_b", "variant", "allow_tf32"};
   for (auto item : kw) {
@@ -397,6 +399,15 @@ py::object finish_vector(VectorOut& d, F&& f) {
 PyMatrix& matrix_arg(py::handle obj, const char* what, const char* op) {
   if (!py::isinstance<PyMatrix>(obj)) throw InvalidValue(std::string(op) + ": " + what + " must be a geblas.Matrix");
   return obj.cast<PyMatrix&>();
+}
+
+// The caller's CUDA stream for one call, given as an integer handle (None: the current
+// one): what a _StreamScope holds for a with block, without the Python calls that create,
+// enter and leave one. Declared before the call's operands, so that it ends after them.
+void enter_stream(std::optional<cuda::StreamGuard>& guard, Device device, const py::object& stream) {
+  if (stream.is_none() || !device.is_cuda()) return;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): Python passes stream handles as integers
+  guard.emplace(device, reinterpret_cast<void*>(stream.cast<std::uintptr_t>()));
 }
 
 IndexList index_list(py::handle obj) {
@@ -1333,14 +1344,40 @@ PYBIND11_MODULE(_geblas, m) {
   // --- operations -------------------------------------------------------------------------
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
   m.def(
+      "_spmm",
+      [](const py::object& a, const py::object& x, const py::object& y, const std::string& semiring, bool transpose_a,
+         const py::object& stream) {
+        // geblas.torch's product, one binding call with positional arguments: Y = A (+).(x) X
+        // (A' with transpose_a) into the caller's Y in place, on `stream` (torch's current
+        // stream; None: geblas's). X and Y may be DLPack capsules (to_dlpack), which skip
+        // Tensor.__dlpack__. mxm(A, X, semiring, out=Y, transpose_a=...) does the same.
+        PyMatrix& A = matrix_arg(a, "A", "_spmm");
+        std::optional<cuda::StreamGuard> on;
+        enter_stream(on, A.s().device, stream);
+        Operand X = operand(x, "X");
+        DenseOut Y;
+        Y.given.emplace(operand(y, "Y"));
+        if (X.kind != Operand::Kind::dense || Y.given->kind != Operand::Kind::dense)
+          throw DimensionMismatch("_spmm: X and Y must be 2-D arrays");
+        check_writable(*Y.given, "Y");
+        const SemiringId sid = semiring_from_string(semiring.c_str());
+        Options o;
+        o.transpose_a = transpose_a;
+        finish_dense(Y, [&](DenseStorage& ys) { detail::mxm(ys, A.s(), X.dense, sid, o); });
+      },
+      py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("semiring"), py::arg("transpose_a"), py::arg("stream"));
+  m.def(
       "_spmm_arg",
       [](const py::object& a, const py::object& x, const py::object& y, const py::object& arg,
-         const std::string& reduce) {
+         const std::string& reduce, const py::object& stream) {
         // geblas.torch's max / min forward when a backward will follow: Y and the winning
-        // column (int32) in one pass, into the caller's tensors in place.
+        // column (int32) in one pass, into the caller's tensors in place, on `stream` as
+        // _spmm.
         if (reduce != "max" && reduce != "min")
           throw InvalidValue("_spmm_arg: reduce must be 'max' or 'min', got '" + reduce + "'");
         PyMatrix& A = matrix_arg(a, "A", "_spmm_arg");
+        std::optional<cuda::StreamGuard> on;
+        enter_stream(on, A.s().device, stream);
         Operand X = operand(x, "X"), Y = operand(y, "Y"), G = operand(arg, "arg");
         for (const Operand* o : {&X, &Y, &G})
           if (o->kind != Operand::Kind::dense || !o->is_array())
@@ -1348,7 +1385,7 @@ PYBIND11_MODULE(_geblas, m) {
         py::gil_scoped_release nogil;
         detail::cuda_spmm_arg_extreme(A.s(), X.dense, Y.dense, G.dense, reduce == "max");
       },
-      py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("arg"), py::arg("reduce"));
+      py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("arg"), py::arg("reduce"), py::arg("stream") = py::none());
 
   // --- run-time semirings (<geblas/jit.hpp>) -----------------------------------------------
   py::class_<jit::Semiring>(m, "Semiring",

@@ -175,6 +175,38 @@ def test_dlpack_export_is_zero_copy(rng):
     assert geblas._geblas._dense_view(X) == X.ctypes.data
 
 
+def test_dlpack_capsules_are_taken_in_place(rng):
+    # geblas.torch hands its tensors over as DLPack capsules (torch.utils.dlpack.to_dlpack)
+    # to the one-call binding _spmm; NumPy's __dlpack__ gives the same kind of capsule.
+    S = random_scipy(rng, 12, 9, 0.3, "float32")
+    A = geblas.Matrix.from_scipy(S)
+    X = rng.standard_normal((9, 4)).astype(np.float32)
+    assert geblas._geblas._dense_view(X.__dlpack__()) == X.ctypes.data
+    Y = np.full((12, 4), np.nan, np.float32)
+    geblas._geblas._spmm(A, X.__dlpack__(), Y.__dlpack__(), "plus_times", False, None)
+    np.testing.assert_allclose(Y, S @ X, rtol=1e-5, atol=1e-5)
+    G = rng.standard_normal((12, 4)).astype(np.float32)
+    Z = np.empty((9, 4), np.float32)
+    geblas._geblas._spmm(A, G, Z.__dlpack__(), "plus_times", True, None)  # A' G; arrays work too
+    np.testing.assert_allclose(Z, S.T @ G, rtol=1e-5, atol=1e-5)
+    W = np.empty((12, 4), np.float32)
+    geblas._geblas._spmm(A, X, W, "max_times", False, None)
+    np.testing.assert_array_equal(W, geblas.mxm(A, X, semiring="max_times"))
+    used = X.__dlpack__()
+    geblas._geblas._dense_view(used)
+    with pytest.raises(geblas.InvalidValue, match="unused DLPack"):
+        geblas._geblas._dense_view(used)  # a capsule is taken once
+    with pytest.raises(geblas.DimensionMismatch):
+        geblas._geblas._spmm(A, X[:, 0].copy(), Y, "plus_times", False, None)
+    with pytest.raises(geblas.DimensionMismatch):
+        geblas._geblas._spmm(A, X, np.empty((11, 4), np.float32), "plus_times", False, None)
+    with pytest.raises(geblas.InvalidValue, match="unknown semiring"):
+        geblas._geblas._spmm(A, X, Y, "plus_nothing", False, None)
+    with pytest.raises(geblas.InvalidValue, match="read-only"):
+        Y.flags.writeable = False
+        geblas._geblas._spmm(A, X, Y, "plus_times", False, None)
+
+
 def test_cuda_device_queries():
     assert isinstance(geblas.cuda_compiled(), bool)
     assert geblas.cuda_device_count() >= 0
