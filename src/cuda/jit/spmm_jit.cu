@@ -40,6 +40,7 @@ struct Driver {
   CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                             void**, void**) = nullptr;
+  CUresult (*launch_kernel_ex)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*get_error_string)(CUresult, const char**) = nullptr;
 };
 
@@ -59,6 +60,7 @@ const Driver& driver() {
     entry("cuModuleLoadData", x.module_load_data);
     entry("cuModuleGetFunction", x.module_get_function);
     entry("cuLaunchKernel", x.launch_kernel);
+    entry("cuLaunchKernelEx", x.launch_kernel_ex);
     entry("cuGetErrorString", x.get_error_string);
     return x;
   }();
@@ -118,6 +120,23 @@ void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** arg
                "cuLaunchKernel");
 }
 
+// The fold of cut rows, launched early behind the product as the built-in variants launch
+// it (piece_fold.cuh: programmatic dependent launch; the kernel waits for the product).
+void launch_fold(CUfunction f, unsigned gx, void** args, cudaStream_t stream) {
+  CUlaunchAttribute early{};
+  early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  early.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = gx;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = sp::PieceFoldPolicy::threads;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = reinterpret_cast<CUstream>(stream);
+  config.attrs = &early;
+  config.numAttrs = 1;
+  check_driver(driver().launch_kernel_ex(&config, f, args, nullptr), "cuLaunchKernelEx");
+}
+
 bool covered(const char* variant) {
   for (const std::string& v : ::geblas::jit::variants())
     if (v == variant) return true;
@@ -155,7 +174,7 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
     launch(l.kernels[0], nl.grid_x, nl.grid_y, sp::nnz::NnzSplitPolicy::block_threads, args, stream);
     if (!counters && nl.cut_count > 0) {
       void* fold_args[] = {&op, &ops, &cut, &partial};
-      launch(l.kernels[1], sp::grid_limit(nl.cut_count), 1, sp::PieceFoldPolicy::threads, fold_args, stream);
+      launch_fold(l.kernels[1], sp::grid_limit(nl.cut_count), fold_args, stream);
     }
     return;
   }
@@ -175,7 +194,7 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
   launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::RowPiecesPolicy::block_threads, args, stream);
   if (plan->cut_count > 0) {
     void* fold_args[] = {&op, &ops, &cut, &partial};
-    launch(l.kernels[1], sp::grid_limit(plan->cut_count), 1, sp::PieceFoldPolicy::threads, fold_args, stream);
+    launch_fold(l.kernels[1], sp::grid_limit(plan->cut_count), fold_args, stream);
   }
 }
 
