@@ -186,11 +186,12 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
   T* partial = workspace.as<T>();
   const sp::Unit* units = plan->units.as<sp::Unit>();
   Index unit_count = plan->unit_count;
-  const sp::LaunchShape sh = sp::row_pieces_shape(unit_count, p.n, set.vector);
+  Index slot_rows = sp::row_pieces_slot_rows(unit_count, plan->short_rows, p.n, set.vector);
+  const sp::LaunchShape sh = sp::row_pieces_shape(unit_count, slot_rows, p.n, set.vector);
   int log_w = sh.log_w;
   Index synced_units = plan->synced_units;
   const sp::CutRow* cut = plan->cut_rows.as<sp::CutRow>();
-  void* args[] = {&op, &ops, &log_w, &units, &unit_count, &synced_units, &partial};
+  void* args[] = {&op, &ops, &log_w, &units, &unit_count, &synced_units, &slot_rows, &partial};
   launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::RowPiecesPolicy::block_threads, args, stream);
   if (plan->cut_count > 0) {
     void* fold_args[] = {&op, &ops, &cut, &partial};

@@ -8,7 +8,9 @@
 // work list depends only on A and P, so it is built once on A's device and kept in A's
 // derived cache. P scales with the number of entries a warp consumes per step (entry
 // slots x unroll), so the longest piece costs a fixed number of dependent steps for every
-// N. Takes half and bfloat16: sums stay in float (the compute type) until C is written.
+// N. Where a warp has several entry slots (N <= 64), the shortest rows (at most
+// slot_row_max entries) take one slot each. Takes half and bfloat16: sums stay in float (the compute type) until C is
+// written.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <cstdint>
@@ -159,6 +161,14 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
       if (run == 2) plan.synced_units = base;
     }
     plan.unit_count = base;
+    // the short rows are loose (P >= slot_row_max) and, longest first, the list's tail
+    if (m > 0) {
+      Index* is_short = units_at.as<Index>();
+      ops::for_each(m, c.stream, [=] __device__(Index i) {
+        is_short[i] = ro[i + 1] - ro[i] <= RowPiecesPolicy::slot_row_max ? 1 : 0;
+      });
+    }
+    plan.short_rows = ops::counts_to_offsets(units_at.as<Index>(), m, c.stream);
     return plan;
   });
 }
@@ -176,11 +186,12 @@ template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
   using T = typename Ops::T;
   const auto plan = row_pieces_plan(*p.matrix, piece);
-  const LaunchShape s = row_pieces_shape(plan->unit_count, p.n, V);
+  const Index slot_rows = row_pieces_slot_rows(plan->unit_count, plan->short_rows, p.n, V);
+  const LaunchShape s = row_pieces_shape(plan->unit_count, slot_rows, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);  // compute type
   row_pieces_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, 0, stream>>>(
-      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, plan->synced_units, partial);
+      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, plan->synced_units, slot_rows, partial);
   GEBLAS_CUDA_CHECK_LAUNCH();
   launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
 }

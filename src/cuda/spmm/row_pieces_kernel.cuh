@@ -32,6 +32,14 @@ struct RowPiecesPolicy {
   // rows of 33-250 entries of musae-crocodile, ca-AstroPh-lcc and astro-ph at N = 128 was
   // a third of the time (10-17 us beside a 28-33 us product; H200, 2026-11-26).
   static constexpr int block_pieces = block_threads / 32;
+  // Rows of at most this many entries (one slot's share of a piece) take one entry slot
+  // each where a warp has several (N <= 64): the E slots of a warp run E such rows side by
+  // side, U loads in flight each, where a warp per row left most of its slots idle on a
+  // row of a few entries. H100, 2026-11-26 17:15 UTC: row_pieces 1.29x / 1.16x faster at
+  // N = 32 / 64 on 14 power-law graphs (soc-Slashdot0902 1.72x, email-Enron 1.73x at
+  // N = 32); 32 rather than 16 or 8: equal geomean, better on the two largest graphs
+  // (ego-Twitter 0.063 ms against 0.066 / 0.069 at N = 32).
+  static constexpr int slot_row_max = steps_per_piece * unroll;
 };
 
 struct Unit {
@@ -52,10 +60,12 @@ struct CutRow {
 // pieces), whose pieces fill whole blocks of their own and end in padding units; then the
 // packed blocks, 8 units each; then the loose units, one whole row each (rows of at most P
 // entries). `synced_units` is where the blocks that add across warps end (a multiple of 8).
+// From `slot_rows` on (the loose run's tail of rows of at most slot_row_max entries; the
+// runs take their rows longest first), a warp takes one unit per entry slot.
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     row_pieces_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w, const Unit* __restrict__ units,
-                      Index unit_count, Index synced_units, typename Ops::T* __restrict__ partial) {
+                      Index unit_count, Index synced_units, Index slot_rows, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
   constexpr int warps = RowPiecesPolicy::block_pieces;
   allow_dependent_launch();  // the fold of the blocked rows may be scheduled now
@@ -65,7 +75,20 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   const Index w = first + warp;
   const int lane = threadIdx.x & 31;
   const bool synced = first < synced_units;  // block-uniform; these blocks are full
-  if (!synced && w >= unit_count) return;
+  if (!synced && w >= slot_rows) {
+    // A short row per entry slot: the slot's lanes load its entries and shuffle among
+    // themselves only, so a slot without a row leaves alone.
+    const int width = 1 << log_w, slot = lane >> log_w;
+    const Index k = slot_rows + (w - slot_rows) * (32 >> log_w) + slot;
+    if (k >= unit_count) return;
+    const Unit u = units[k];
+    const unsigned mask = width == 32 ? 0xffffffffu : ((1u << width) - 1) << (slot * width);
+    for_each_tile<V>(ops, op.n, log_w, lane, [&](Index j, bool active, T(&acc)[V]) {
+      team_row<RowPiecesPolicy::unroll>(op, ops, u.beg, u.end, j, active, width, mask, 1, 0, acc);
+      if (active) write_row(op, ops, u.row, j, u.beg == u.end, acc);
+    });
+    return;
+  }
   const Unit u = units[w];
   // In a synced block the first unit of a row (of a blocked block: warp 0) adds the
   // others' sums after its own, in piece order; a loose unit writes its own row. An empty
@@ -94,9 +117,18 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
   });
 }
 
-// The grid of the main kernel: a warp per work item, column tiles as the slow dimension.
-inline LaunchShape row_pieces_shape(Index unit_count, Index n, int v) {
-  return tile_grid(unit_count, RowPiecesPolicy::block_threads / 32, n, v, log2_of(tile_lanes(n, v)));
+// Where the units of one entry slot each begin for N (and V): the last short_rows units of
+// the list, where a warp has more than one slot; else nowhere (unit_count).
+inline Index row_pieces_slot_rows(Index unit_count, Index short_rows, Index n, int v) {
+  return tile_lanes(n, v) < 32 ? unit_count - short_rows : unit_count;
+}
+
+// The grid of the main kernel: a warp per work item (per E of them from slot_rows on),
+// column tiles as the slow dimension.
+inline LaunchShape row_pieces_shape(Index unit_count, Index slot_rows, Index n, int v) {
+  const Index slots = 32 / tile_lanes(n, v);
+  const Index warps = slot_rows + (unit_count - slot_rows + slots - 1) / slots;
+  return tile_grid(warps, RowPiecesPolicy::block_threads / 32, n, v, log2_of(tile_lanes(n, v)));
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -13,6 +13,7 @@ struct PiecesPlan {
   RawBuffer units, cut_rows;
   Index unit_count = 0, cut_count = 0, piece_count = 0;  // piece_count: partial rows (one per block of pieces)
   Index synced_units = 0;  // the blocked and packed runs: the blocks whose warps add across warps
+  Index short_rows = 0;    // rows of at most slot_row_max entries: the last units of the list
 };
 
 std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index piece);

@@ -40,31 +40,27 @@ struct DispatchPolicy {
   //   R-MAT 20 1.35 / 5.34 ms at N = 128 / 512 against 1.57 / 6.29 with nnz_split_line_long,
   //   R-MAT 22 6.13 / 24.5 against 6.74 / 27.2, i.e. 1.04-1.14x the best cuSPARSE against
   //   0.89-1.03x); the uniform graph (longest row about 40) stays on nnz_split_line_long.
-  // - a longest row > long_row, N <= small_n: nnz_split_long_waves from huge_nnz entries,
-  //   row_pieces where the mean row is >= dense_mean_row, nnz_split_long_waves from
-  //   waves_min_entries entries, else nnz_split_fused. Fitted on the H200 run of
-  //   2026-11-26 (docs/notes/runs/2026-11-26-h200-spmm-dist-jit.md): units sized to fill the
-  //   last wave of resident warps ran cit-HepPh 1.31x the best cuSPARSE against 1.02x with
-  //   nnz_split_fused, email-Enron 1.13x against 0.99x, soc-Slashdot0902 0.70x against 0.66x
-  //   with nnz_split_long; below 300k entries (ca-CondMat, as-caida, wiki-Vote,
-  //   p2p-Gnutella31) they lost 8-18% to nnz_split_fused. Below waves_min_entries,
-  //   row_pieces also from a mean row of pieces_mean_row (H200, 2026-11-26 13:05 UTC,
-  //   docs/notes/runs/2026-11-26-h200-row-pieces-packed.md: astro-ph 0.0127 ms against
-  //   0.0152 with nnz_split_fused); the sparser small graphs (ca-CondMat, as-caida: mean
-  //   rows 8 and 4) stay on nnz_split_fused. dense_mean_row from 20 to 14 once row_pieces
-  //   took its rows longest first (H100, 2026-11-26 16:33 UTC,
-  //   docs/notes/runs/2026-11-26-h100-rows-longest-first.md: musae-facebook, mean row 15,
-  //   1.28x the best cuSPARSE against 1.02x with nnz_split_long_waves; cit-HepPh, mean 12,
-  //   stays on nnz_split_long_waves, 1.31x against 1.08x).
-  // - a longest row > long_row, N > small_n, many_rows rows or more: row_pieces up to
-  //   N = large_n below waves_min_entries entries, or below huge_nnz with a mean row >=
-  //   walk_rows_mean (same run, N = 64 / 128: ca-CondMat 1.49x / 1.14x the best cuSPARSE
-  //   against 1.15x / 1.16x with nnz_split_long, as-caida 1.15x / 1.18x against 0.95x /
-  //   1.02x, musae-facebook 1.06x / 0.94x against 1.01x / 0.86x, cit-HepPh 1.05x / 1.06x
-  //   against 1.08x / 0.95x); then nnz_split_rows_long from N = large_n where the mean
-  //   row is >= walk_rows_mean (ego-Twitter 0.97-0.99x against 0.88-0.91x with
-  //   nnz_split_long, cit-HepPh at N >= 256 1.15x against 1.10x with row_pieces), else
-  //   nnz_split_long (email-Enron and soc-Slashdot0902, mean rows 10 and 12, 948k entries).
+  // - a longest row > long_row, N <= small_n2: row_pieces, whose shortest rows take one
+  //   entry slot each at these N (row_pieces_kernel.cuh, slot_row_max). Before that,
+  //   nnz_split_long_waves / nnz_split_fused / row_pieces by size and mean row (H200,
+  //   2026-11-26, docs/notes/runs/2026-11-26-h200-spmm-dist-jit.md and
+  //   2026-11-26-h200-row-pieces-packed.md); on the H100 run of 2026-11-26 17:15 UTC
+  //   (docs/notes/runs/2026-11-26-h100-rows-longest-first.md, call 8) row_pieces was the
+  //   fastest of them on each of 14 power-law graphs at N = 32 and 64: soc-Slashdot0902
+  //   0.0279 ms against 0.0334 with nnz_split_long_waves, ego-Twitter 0.063 against 0.072,
+  //   email-Enron 0.0125 against 0.0159, cit-HepPh 0.0110 against 0.0148, ca-CondMat
+  //   0.0093 against 0.0104 with nnz_split_fused, as-caida 0.0106 against 0.0133; at
+  //   N = 64 ego-Twitter 0.111 against 0.121 and email-Enron 0.020 against 0.023 with
+  //   nnz_split_long.
+  // - a longest row > long_row, N in (small_n2, large_n], many_rows rows or more:
+  //   row_pieces below waves_min_entries entries, or below huge_nnz with a mean row >=
+  //   walk_rows_mean (H100, 2026-11-26 16:45 UTC, same note, call 4: at N = 128
+  //   ca-CondMat 1.14x the best cuSPARSE against 1.16x with nnz_split_long, as-caida 1.18x
+  //   against 1.02x, musae-facebook 0.94x against 0.86x, cit-HepPh 1.06x against 0.95x);
+  //   from N = large_n otherwise nnz_split_rows_long where the mean row is >=
+  //   walk_rows_mean (ego-Twitter 0.97-0.99x against 0.88-0.91x with nnz_split_long,
+  //   cit-HepPh at N >= 256 1.15x against 1.10x with row_pieces), else nnz_split_long
+  //   (email-Enron and soc-Slashdot0902: mean rows 10 and 12, 948k entries).
   // - a longest row > long_row, fewer rows: row_pieces at every N. With its rows taken
   //   longest first it is also ahead at N = 512 on astro-ph (16.7k rows, 1.14x against
   //   1.09x with nnz_split_rows_long) and ca-AstroPh (17.9k, 1.08x against 1.00x), which
@@ -75,12 +71,9 @@ struct DispatchPolicy {
   //   sparse_mean_row (p2p-Gnutella31, 74% empty rows), else row_split (bcsstk16).
   static constexpr Index nnz_split_min_entries = 100000;
   static constexpr double l2_tiles = 2;
-  static constexpr Index small_n = 32;
   static constexpr Index small_n2 = 64;
   static constexpr Index large_n = 128;
   static constexpr Index huge_nnz = 900000;
-  static constexpr double dense_mean_row = 14;
-  static constexpr double pieces_mean_row = 12;
   static constexpr double walk_rows_mean = 12;
   static constexpr Index many_rows = 20000;
   static constexpr Index waves_min_entries = 300000;
@@ -139,25 +132,9 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
     return nnz_split_line_long_variant();
   }
   if (s.max_row > P::long_row) {
-    if (p.n <= P::small_n) {
-      if (s.nvals >= P::huge_nnz) {
-        why = "long rows, small N, many entries: equal entries per warp, units that fill the last wave";
-        return nnz_split_long_waves_variant();
-      }
-      if (s.mean_row >= P::dense_mean_row) {
-        why = "long rows, small N, dense rows: cut into pieces";
-        return row_pieces_variant();
-      }
-      if (s.nvals >= P::waves_min_entries) {
-        why = "long rows, small N: equal entries per warp, units that fill the last wave";
-        return nnz_split_long_waves_variant();
-      }
-      if (s.mean_row >= P::pieces_mean_row) {
-        why = "long rows, small N, fewer entries: cut into pieces";
-        return row_pieces_variant();
-      }
-      why = "long rows, small N: equal entries per warp";
-      return nnz_split_fused_variant();
+    if (p.n <= P::small_n2) {
+      why = "long rows, N <= 64: cut into pieces, short rows one per entry slot";
+      return row_pieces_variant();
     }
     if (s.nrows >= P::many_rows) {
       if (p.n <= P::large_n &&
