@@ -50,6 +50,7 @@
 #include "cusparse_ref.hpp"
 #include "geblas/geblas.hpp"
 #include "graphs.hpp"
+#include "launch_floor.hpp"
 
 #define CHECK_CUDA(x)                                                                       \
   do {                                                                                      \
@@ -464,10 +465,33 @@ int bench_16bit(const Args& args, std::vector<Graph>& graphs, cusparseHandle_t h
 // target is <= 3 us) on a tiny generated graph and the smallest loaded one:
 //   host, GPU idle: the time the call takes on the host, the stream synchronised before
 //     it (so no queue back-pressure) and after it (median of 2000);
+//   forced: the same with Options::variant naming the variant the dispatcher picked, so
+//     that the difference is the dispatcher's own cost;
 //   back-to-back: 2000 calls queued without synchronising, wall time / 2000: the rate a
 //     loop of calls reaches (host-bound when it exceeds the kernel time);
 //   GPU per call: CUDA events around batches (time_ms), the device's side.
-// A call that synchronises inside shows up as host time near the GPU time.
+// Above the table, the floor: one empty kernel queued with cudaLaunchKernel and with
+// cudaLaunchKernelEx (programmatic serialization), timed the same way. A call that
+// synchronises inside shows up as host time near the GPU time.
+struct HostTimes {
+  double median = 0, p90 = 0;
+};
+
+template <class F>
+HostTimes host_times(F&& call, cudaStream_t stream) {
+  for (int w = 0; w < 20; ++w) call();
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::vector<double> host;
+  for (int r = 0; r < 2000; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    host.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+  }
+  std::sort(host.begin(), host.end());
+  return {host[host.size() / 2], host[host.size() * 9 / 10]};
+}
+
 void host_overhead(const Args& args, const std::vector<Graph>& graphs, cudaStream_t stream) {
   const Device gpu = Device::cuda(0);
   std::vector<Graph> small;
@@ -477,31 +501,32 @@ void host_overhead(const Args& args, const std::vector<Graph>& graphs, cudaStrea
   for (const auto& g : graphs)
     if (!smallest || g.host.nvals() < smallest->host.nvals()) smallest = &g;
   std::printf("\n## per-call host overhead of the public mxm (target <= 3 us)\n");
-  std::printf("| graph | nnz | N | variant | host us, GPU idle (median / p90) | back-to-back us per call | GPU us per call (events) |\n|---|---|---|---|---|---|---|\n");
+  const HostTimes plain = host_times([&] { CHECK_CUDA(launch_empty(stream)); }, stream);
+  const HostTimes ex = host_times([&] { CHECK_CUDA(launch_empty_programmatic(stream)); }, stream);
+  std::printf("floor, one empty kernel (host us, median / p90): cudaLaunchKernel %.2f / %.2f, "
+              "cudaLaunchKernelEx (programmatic serialization) %.2f / %.2f\n\n",
+              plain.median, plain.p90, ex.median, ex.p90);
+  std::printf("| graph | nnz | N | variant | host us, GPU idle (median / p90) | forced variant, host us (median / p90) "
+              "| back-to-back us per call | GPU us per call (events) |\n|---|---|---|---|---|---|---|---|\n");
   auto run = [&](const Graph& g) {
     const SparseMatrix<float> A = g.host.to(gpu);
     for (Index n : {args.ns.front(), args.ns.back()}) {
       const DenseMatrix<float> B = DenseMatrix<float>::random(A.ncols(), n, gpu, 3);
       DenseMatrix<float> C(A.nrows(), n, gpu);
       auto call = [&] { mxm(C, A, B, semiring::plus_times<float>{}); };
-      for (int w = 0; w < 20; ++w) call();
-      CHECK_CUDA(cudaStreamSynchronize(stream));
-      std::vector<double> host;
-      for (int r = 0; r < 2000; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        call();
-        host.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-        CHECK_CUDA(cudaStreamSynchronize(stream));
-      }
-      std::sort(host.begin(), host.end());
+      const HostTimes host = host_times(call, stream);
+      const std::string variant = last_dispatch().variant;
+      Options forced;
+      forced.variant = variant;
+      const HostTimes host_forced = host_times([&] { mxm(C, A, B, semiring::plus_times<float>{}, forced); }, stream);
       const auto t0 = std::chrono::steady_clock::now();
       for (int r = 0; r < 2000; ++r) call();
       CHECK_CUDA(cudaStreamSynchronize(stream));
       const double b2b = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 2000;
       const double gpu_us = time_ms(call, stream, args.reps) * 1e3;
-      std::printf("| %s | %lld | %lld | %s | %.2f / %.2f | %.2f | %.2f |\n", g.name.c_str(), static_cast<long long>(A.nvals()),
-                  static_cast<long long>(n), last_dispatch().variant.c_str(), host[host.size() / 2], host[host.size() * 9 / 10],
-                  b2b, gpu_us);
+      std::printf("| %s | %lld | %lld | %s | %.2f / %.2f | %.2f / %.2f | %.2f | %.2f |\n", g.name.c_str(),
+                  static_cast<long long>(A.nvals()), static_cast<long long>(n), variant.c_str(), host.median, host.p90,
+                  host_forced.median, host_forced.p90, b2b, gpu_us);
     }
   };
   run(small.front());
