@@ -173,9 +173,16 @@ void read_to_host(void* host, const void* device_ptr, std::size_t bytes, cudaStr
 
 DeviceGuard::DeviceGuard(int ordinal) {
   GEBLAS_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (previous_ != ordinal) GEBLAS_CUDA_CHECK(cudaSetDevice(ordinal));
+  if (previous_ != ordinal) {
+    GEBLAS_CUDA_CHECK(cudaSetDevice(ordinal));
+    changed_ = true;
+  }
 }
-DeviceGuard::~DeviceGuard() { GEBLAS_CUDA_CHECK_NO_THROW(cudaSetDevice(previous_)); }
+// Restores only what the constructor changed: cudaSetDevice is not free, and the common
+// call is on the current device (nested guards restore their own changes).
+DeviceGuard::~DeviceGuard() {
+  if (changed_) GEBLAS_CUDA_CHECK_NO_THROW(cudaSetDevice(previous_));
+}
 
 namespace ops {
 namespace {

@@ -39,6 +39,7 @@ class DeviceGuard {
 
  private:
   int previous_ = 0;
+  bool changed_ = false;
 };
 
 }  // namespace geblas::detail::cuda

@@ -160,11 +160,10 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
   if (sp::nnz_split_shape(set.variant, shape)) {
     const sp::NnzSplitLaunch nl = sp::nnz_split_prepare(p, shape, set.vector);
     if (nl.unit_count == 0) return;
-    RawBuffer workspace;
-    if (nl.piece_count > 0)
-      workspace = RawBuffer(static_cast<std::size_t>(nl.piece_count) * static_cast<std::size_t>(p.n) * sizeof(T),
-                            Device::cuda(p.device));
-    T* partial = workspace.as<T>();
+    // A's cached scratch, as the built-in variants take it (dispatcher.hpp)
+    const sp::Workspace ws = sp::workspace_for(
+        *p.matrix, static_cast<std::size_t>(nl.piece_count) * static_cast<std::size_t>(p.n) * sizeof(T));
+    T* partial = static_cast<T*>(ws.data);
     const void* units = nl.units;
     const void* cut = nl.cut_rows;
     Index unit_count = nl.unit_count;
@@ -179,11 +178,9 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
     return;
   }
   const auto plan = sp::row_pieces_plan(*p.matrix, sp::row_pieces_piece_length(p, set.variant == "row_pieces_long"));
-  RawBuffer workspace;
-  if (plan->piece_count > 0)
-    workspace = RawBuffer(static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * sizeof(T),
-                          Device::cuda(p.device));
-  T* partial = workspace.as<T>();
+  const sp::Workspace ws = sp::workspace_for(
+      *p.matrix, static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * sizeof(T));
+  T* partial = static_cast<T*>(ws.data);
   const sp::Unit* units = plan->units.as<sp::Unit>();
   Index unit_count = plan->unit_count;
   Index slot_rows = sp::row_pieces_slot_rows(unit_count, plan->short_rows, p.n, set.vector);
@@ -215,8 +212,11 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
   std::shared_ptr<const RowStats> stats;
   sp::SpmmProblem p = sp::problem_of(A, B, C, stats);
 
+  const bool row_major = p.b_row_major() && p.c_row_major();
+  const int full = static_cast<int>(16 / size_of(p.type));
+  const int vector = row_major && full > 1 && sp::vector_aligned(p, full) ? full : 1;
   const sp::SpmmVariant* v = nullptr;
-  std::string reason;
+  std::shared_ptr<const sp::Choice> choice;
   if (!args.variant.empty()) {
     if (!covered(std::string(args.variant).c_str())) {
       std::string names;
@@ -225,33 +225,40 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
                          "' is not compiled for run-time semirings (they have: " + names + ")");
     }
     v = sp::find_variant(args.variant);
-    reason = "forced by Options::variant";
-  } else if (p.m == 0 || p.n == 0 || p.nnz == 0) {
-    v = &sp::row_split_variant();
-    reason = "nothing to multiply";
   } else {
-    const char* why = "";
-    v = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
-    reason = why;
-    if (!covered(v->name)) {
-      // The nnz_split family and merge_path are not compiled for run-time semirings yet:
-      // the small-graph rules choose among the variants that are, and the trace says so.
-      reason = std::string("the rules pick ") + v->name + " (" + why +
-               "), not compiled for run-time semirings; small-graph rules: ";
-      v = &sp::small_graph_rules(p, *p.stats, why);
-      reason += why;
-    }
+    choice = sp::remembered_choice(p, "jit_spmm_choice", s.hash, [&] {
+      sp::Choice c;
+      std::string reason;
+      if (p.m == 0 || p.n == 0 || p.nnz == 0) {
+        c.variant = &sp::row_split_variant();
+        reason = "nothing to multiply";
+      } else {
+        const char* why = "";
+        c.variant = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
+        reason = why;
+        if (!covered(c.variant->name)) {
+          // The variants not compiled for run-time semirings: the small-graph rules choose
+          // among those that are, and the trace says so.
+          reason = std::string("the rules pick ") + c.variant->name + " (" + why +
+                   "), not compiled for run-time semirings; small-graph rules: ";
+          c.variant = &sp::small_graph_rules(p, *p.stats, why);
+          reason += why;
+        }
+      }
+      c.reason = s.name + " (run-time, V=" + std::to_string(vector) + "): " + reason;
+      return c;
+    });
+    v = choice->variant;
   }
   std::string cannot;
   if (!v->can_implement(p, &cannot))
     throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
                        "' cannot run this problem: " + cannot);
-  const bool row_major = p.b_row_major() && p.c_row_major();
-  const int full = static_cast<int>(16 / size_of(p.type));
-  KernelSet set{v->name, row_major && full > 1 && sp::vector_aligned(p, full) ? full : 1, row_major};
+  const KernelSet set{v->name, vector, row_major};
   if (args.record) {
-    args.record->variant = v->name;
-    args.record->reason = s.name + " (run-time, V=" + std::to_string(set.vector) + "): " + reason;
+    args.record->variant.assign(v->name);
+    if (choice) args.record->reason.assign(choice->reason);
+    else args.record->reason = s.name + " (run-time, V=" + std::to_string(vector) + "): forced by Options::variant";
   }
   if (p.m == 0 || p.n == 0) return;
   cuda::DeviceGuard guard(p.device);

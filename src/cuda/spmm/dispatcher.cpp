@@ -25,16 +25,47 @@ struct WorkspaceSlot {
   std::shared_ptr<State> state = std::make_shared<State>();
 };
 
-// The scratch of one launch. On geblas's own stream it is A's cached buffer, and the lock
-// is held until the kernel is queued: a concurrent call that grows the buffer then
-// queues the free of the old one behind this kernel. On a caller's stream (StreamGuard)
-// it is a buffer of this call, allocated and freed in that stream's order, since another
-// stream's kernel may be using A's buffer at the same time.
-struct Workspace {
-  std::unique_lock<std::mutex> lock;
-  RawBuffer own;
-  void* data = nullptr;
+// The remembered choices for one matrix (remembered_choice). Few keys occur per matrix
+// (the N values a program uses); past `capacity` the list starts over.
+struct ChoiceKey {
+  Index n = 0;
+  TypeId type = TypeId::float32;
+  std::uint64_t semiring = 0;
+  bool accumulate = false, allow_tf32 = false;
+  Index b_row_stride = 0, b_col_stride = 0, c_row_stride = 0, c_col_stride = 0;
+  unsigned misalignment = 0;  // B's and C's addresses modulo 16, or-ed
+  bool operator==(const ChoiceKey&) const = default;
 };
+
+struct ChoiceList {
+  static constexpr std::size_t capacity = 16;
+  struct State {
+    std::mutex mutex;
+    std::vector<std::pair<ChoiceKey, std::shared_ptr<const Choice>>> entries;
+  };
+  std::shared_ptr<State> state = std::make_shared<State>();
+};
+
+}  // namespace
+
+std::shared_ptr<const Choice> remembered_choice(const SpmmProblem& p, const std::string& cache_name,
+                                                std::uint64_t semiring_key, const std::function<Choice()>& decide) {
+  const auto address = [](const void* x) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(x) % 16); };
+  const ChoiceKey key{p.n,           p.type,        semiring_key,  p.accumulate,  p.allow_tf32,
+                      p.b_row_stride, p.b_col_stride, p.c_row_stride, p.c_col_stride, address(p.B) | address(p.C)};
+  auto list = derived<ChoiceList>(*p.matrix, cache_name, [] { return ChoiceList{}; });
+  ChoiceList::State& st = *list->state;
+  {
+    std::lock_guard<std::mutex> lock(st.mutex);
+    for (const auto& [k, choice] : st.entries)
+      if (k == key) return choice;
+  }
+  auto choice = std::make_shared<const Choice>(decide());
+  std::lock_guard<std::mutex> lock(st.mutex);
+  if (st.entries.size() >= ChoiceList::capacity) st.entries.clear();
+  st.entries.emplace_back(key, choice);
+  return choice;
+}
 
 Workspace workspace_for(const SparseStorage& A, std::size_t bytes) {
   Workspace w;
@@ -51,8 +82,6 @@ Workspace workspace_for(const SparseStorage& A, std::size_t bytes) {
   w.data = st.buffer.data();
   return w;
 }
-
-}  // namespace
 
 const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
   char buf[160];
@@ -133,7 +162,7 @@ void mxm_sparse_dense(const SpmmArgs& args) {
   p.allow_tf32 = args.allow_tf32;
 
   const SpmmVariant* v = nullptr;
-  std::string reason;
+  std::shared_ptr<const Choice> choice;
   if (!args.variant.empty()) {
     v = find_variant(args.variant);
     if (!v) {
@@ -142,17 +171,24 @@ void mxm_sparse_dense(const SpmmArgs& args) {
       throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": unknown variant '" +
                          std::string(args.variant) + "' (the CUDA backend has: " + names + ")");
     }
-    reason = "forced by Options::variant";
   } else {
-    v = &choose_variant(p, reason);
+    choice = remembered_choice(p, "spmm_choice", static_cast<std::uint64_t>(p.semiring), [&] {
+      Choice c;
+      c.variant = &choose_variant(p, c.reason);
+      if (p.accumulate) c.reason += ", fused accumulate";
+      return c;
+    });
+    v = choice->variant;
   }
   std::string why;
   if (!v->can_implement(p, &why))
     throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
                        "' cannot run this problem: " + why);
   if (args.record) {
-    args.record->variant = v->name;
-    args.record->reason = args.accumulate ? reason + ", fused accumulate" : reason;
+    args.record->variant.assign(v->name);
+    if (choice) args.record->reason.assign(choice->reason);
+    else args.record->reason.assign(args.accumulate ? "forced by Options::variant, fused accumulate"
+                                                    : "forced by Options::variant");
   }
   if (p.m == 0 || p.n == 0) return;
   DeviceGuard guard(p.device);

@@ -2,7 +2,10 @@
 // N, A's cached row statistics), and the CUDA backend's mxm_sparse_dense entry.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/backend.hpp"
@@ -18,6 +21,32 @@ SpmmProblem problem_of(const SparseStorage& A, const DenseStorage& B, DenseStora
 
 // The variant the dispatcher picks for `p` (p.stats set), with the facts that chose it.
 const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason);
+
+// A choice of variant with the facts that chose it (the trace's reason).
+struct Choice {
+  const SpmmVariant* variant = nullptr;
+  std::string reason;
+};
+
+// The choice for `p` that `decide()` (returning a Choice) makes, kept with A under
+// `cache_name` and keyed by everything a choice reads besides A itself: N, the type, the
+// semiring (`semiring_key`: a built-in's id or a run-time semiring's hash), accumulate,
+// allow_tf32, B's and C's layouts and 16-byte alignment. Deciding formats the reason,
+// which a loop of small products should not pay on every call.
+std::shared_ptr<const Choice> remembered_choice(const SpmmProblem& p, const std::string& cache_name,
+                                                std::uint64_t semiring_key,
+                                                const std::function<Choice()>& decide);
+
+// Scratch for one launch of a variant on A (its workspace_bytes), valid until the
+// Workspace is destroyed: A's cached buffer on geblas's own stream (locked until then, so
+// that the kernel is queued before another call can grow it), else a stream-ordered
+// buffer of the call's own.
+struct Workspace {
+  std::unique_lock<std::mutex> lock;
+  RawBuffer own;
+  void* data = nullptr;
+};
+Workspace workspace_for(const SparseStorage& A, std::size_t bytes);
 
 // Backend::mxm_sparse_dense for CUDA devices.
 void mxm_sparse_dense(const SpmmArgs& args);
