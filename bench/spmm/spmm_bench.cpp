@@ -20,7 +20,7 @@
 // --type=float16|bfloat16 times the 16-bit path instead (bench_16bit below: geblas and
 // cuSPARSE on 16-bit matrices with fp32 compute, and geblas fp32 for the ratio).
 //
-//   bench_spmm [--graphs=all|none|a,b] [--synthetic=uniform:ROWS:NNZ,rmat:SCALE:EF,...]
+//   bench_spmm [--graphs=all|none|a,b] [--synthetic=none|uniform:ROWS:NNZ,rmat:SCALE:EF,...]
 //              [--n=32,64,128,256,512] [--reps=20] [--min-nnz=0] [--variants=1]
 //              [--semirings=1] [--single=1] [--overhead=1] [--budget-s=0 (none)]
 //              [--csv=FILE] [--type=float32|float16|bfloat16]
@@ -585,7 +585,8 @@ int main(int argc, char** argv) {
     }
   }
   std::uint64_t seed = 20261123;
-  for (const auto& spec : split(args.synthetic, ',')) {
+  for (const auto& spec : split(args.synthetic == "none" ? std::string() : args.synthetic, ',')) {
+    if (spec.empty()) continue;
     const auto f = split(spec, ':');
     if (f.size() == 3 && f[0] == "uniform") graphs.push_back(uniform_graph(std::stoll(f[1]), std::stoll(f[2]), ++seed));
     else if (f.size() == 3 && f[0] == "rmat") graphs.push_back(rmat_graph(std::stoi(f[1]), std::stoi(f[2]), ++seed));

@@ -38,8 +38,6 @@ namespace sp = cuda::spmm;
 struct Driver {
   CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;
   CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
-  CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
-                            void**, void**) = nullptr;
   CUresult (*launch_kernel_ex)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*get_error_string)(CUresult, const char**) = nullptr;
 };
@@ -59,7 +57,6 @@ const Driver& driver() {
     Driver x;
     entry("cuModuleLoadData", x.module_load_data);
     entry("cuModuleGetFunction", x.module_get_function);
-    entry("cuLaunchKernel", x.launch_kernel);
     entry("cuLaunchKernelEx", x.launch_kernel_ex);
     entry("cuGetErrorString", x.get_error_string);
     return x;
@@ -115,26 +112,27 @@ std::shared_ptr<const Loaded> loaded_kernels(const SemiringImpl& s, const Kernel
   return l;
 }
 
+// Every kernel launched early, as the built-in variants launch theirs (early_launch.cuh:
+// programmatic stream serialization; the kernels wait for the previous one).
 void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** args, cudaStream_t stream) {
-  check_driver(driver().launch_kernel(f, gx, gy, 1, threads, 1, 1, 0, reinterpret_cast<CUstream>(stream), args, nullptr),
-               "cuLaunchKernel");
-}
-
-// The fold of cut rows, launched early behind the product as the built-in variants launch
-// it (piece_fold.cuh: programmatic dependent launch; the kernel waits for the product).
-void launch_fold(CUfunction f, unsigned gx, void** args, cudaStream_t stream) {
   CUlaunchAttribute early{};
   early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   early.value.programmaticStreamSerializationAllowed = 1;
   CUlaunchConfig config{};
   config.gridDimX = gx;
-  config.gridDimY = config.gridDimZ = 1;
-  config.blockDimX = sp::PieceFoldPolicy::threads;
+  config.gridDimY = gy;
+  config.gridDimZ = 1;
+  config.blockDimX = threads;
   config.blockDimY = config.blockDimZ = 1;
   config.hStream = reinterpret_cast<CUstream>(stream);
   config.attrs = &early;
   config.numAttrs = 1;
   check_driver(driver().launch_kernel_ex(&config, f, args, nullptr), "cuLaunchKernelEx");
+}
+
+// The fold of cut rows, behind the product.
+void launch_fold(CUfunction f, unsigned gx, void** args, cudaStream_t stream) {
+  launch(f, gx, 1, sp::PieceFoldPolicy::threads, args, stream);
 }
 
 bool covered(const char* variant) {

@@ -219,9 +219,8 @@ void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream
   auto* partial = static_cast<T*>(workspace);  // compute type
   const auto* units = static_cast<const Unit*>(l.units);
   const auto* cut_rows = static_cast<const CutRow*>(l.cut_rows);
-  nnz_split_kernel<Ops, V, RowMajor, RowWise><<<dim3(l.grid_x, l.grid_y), NnzSplitPolicy::block_threads, 0, stream>>>(
-      op, ops, l.log_w, units, l.unit_count, partial, cut_rows, l.counters);
-  GEBLAS_CUDA_CHECK_LAUNCH();
+  launch_early(nnz_split_kernel<Ops, V, RowMajor, RowWise>, dim3(l.grid_x, l.grid_y), NnzSplitPolicy::block_threads,
+               stream, op, ops, l.log_w, units, l.unit_count, partial, cut_rows, l.counters);
   if (!l.counters) launch_fold(op, ops, cut_rows, l.cut_count, partial, stream);
 }
 

@@ -89,7 +89,8 @@ __global__ void __launch_bounds__(NnzSplitPolicy::block_threads)
   __shared__ int s_off[warps][P::max_unit_rows + 1];
   __shared__ __align__(16) T s_head[warps][32][V];  // each slot's part of the row it starts in
 
-  if (!counters) allow_dependent_launch();  // the fold kernel (folds without counters) may be scheduled now
+  wait_for_prior_grid();     // launched early (early_launch.cuh): the previous kernel's writes first
+  allow_dependent_launch();  // the fold kernel (folds without counters) or the next product may be scheduled now
   const int wib = static_cast<int>(threadIdx.x >> 5);
   const Index w = static_cast<Index>(blockIdx.x) * warps + wib;
   if (w >= unit_count) return;  // the whole warp leaves together

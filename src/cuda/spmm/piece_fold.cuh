@@ -13,7 +13,7 @@
 // this file launches it.
 #pragma once
 
-#include "cuda/check.cuh"
+#include "cuda/spmm/early_launch.cuh"
 #include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/piece_fold_kernel.cuh"
 
@@ -23,18 +23,10 @@ template <class Ops, bool RowMajor, class Cut>
 void launch_fold(const Operands<typename Ops::Stored, RowMajor>& op, Ops ops, const Cut* cut, Index cut_count,
                  const typename Ops::T* partial, cudaStream_t stream) {
   if (cut_count == 0) return;
-  // Launched early behind the product (programmatic dependent launch; the kernel waits for
-  // it before reading the partial rows): the fold starts without the launch gap.
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid_limit(cut_count));
-  config.blockDim = dim3(PieceFoldPolicy::threads);
-  config.stream = stream;
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &early;
-  config.numAttrs = 1;
-  GEBLAS_CUDA_CHECK(cudaLaunchKernelEx(&config, fold_pieces<Ops, RowMajor, Cut>, op, ops, cut, partial));
+  // Launched early behind the product (the kernel waits for it before reading the partial
+  // rows): the fold starts without the launch gap.
+  launch_early(fold_pieces<Ops, RowMajor, Cut>, dim3(grid_limit(cut_count)), PieceFoldPolicy::threads, stream, op, ops,
+               cut, partial);
 }
 
 }  // namespace geblas::detail::cuda::spmm

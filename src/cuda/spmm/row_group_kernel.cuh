@@ -16,6 +16,8 @@ struct RowGroupPolicy {
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowGroupPolicy::block_threads)
     row_group_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
+  wait_for_prior_grid();  // launched early (early_launch.cuh): the previous kernel's writes first
+  allow_dependent_launch();
   const Index row = (static_cast<Index>(blockIdx.x) * RowGroupPolicy::block_threads + threadIdx.x) >> log_w;
   if (row >= op.m) return;  // the whole group leaves together
   const unsigned gmask = group_mask(log_w);

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cuda/check.cuh"
+#include "cuda/spmm/early_launch.cuh"
 #include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/warp_row.cuh"  // LaunchShape
 
@@ -37,9 +37,8 @@ struct RowLaunchVariant {
   template <class Ops, int V, bool RowMajor>
   static void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
     const LaunchShape s = Launch::shape(p.m, p.n, V);
-    Launch::template kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), Launch::block_threads, 0, stream>>>(
-        operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
-    GEBLAS_CUDA_CHECK_LAUNCH();
+    launch_early(Launch::template kernel<Ops, V, RowMajor>, dim3(s.grid_x, s.grid_y), Launch::block_threads, stream,
+                 operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
   }
 };
 

@@ -190,9 +190,8 @@ void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStr
   const LaunchShape s = row_pieces_shape(plan->unit_count, slot_rows, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
   auto* partial = static_cast<T*>(workspace);  // compute type
-  row_pieces_kernel<Ops, V, RowMajor><<<dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, 0, stream>>>(
-      op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, plan->synced_units, slot_rows, partial);
-  GEBLAS_CUDA_CHECK_LAUNCH();
+  launch_early(row_pieces_kernel<Ops, V, RowMajor>, dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, stream,
+               op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, plan->synced_units, slot_rows, partial);
   launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
 }
 

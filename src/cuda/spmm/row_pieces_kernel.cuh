@@ -68,7 +68,8 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
                       Index unit_count, Index synced_units, Index slot_rows, typename Ops::T* __restrict__ partial) {
   using T = typename Ops::T;
   constexpr int warps = RowPiecesPolicy::block_pieces;
-  allow_dependent_launch();  // the fold of the blocked rows may be scheduled now
+  wait_for_prior_grid();     // launched early (early_launch.cuh): the previous kernel's writes first
+  allow_dependent_launch();  // the fold of the blocked rows (or the next product) may be scheduled now
   const Index first = static_cast<Index>(blockIdx.x) * warps;
   if (first >= unit_count) return;  // the whole block leaves together
   const int warp = threadIdx.x >> 5;

@@ -17,6 +17,8 @@ struct RowSplitPolicy {
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(RowSplitPolicy::block_threads)
     row_split_kernel(Operands<typename Ops::Stored, RowMajor> op, Ops ops, int log_w) {
+  wait_for_prior_grid();  // launched early (early_launch.cuh): the previous kernel's writes first
+  allow_dependent_launch();
   const Index row = static_cast<Index>(blockIdx.x) * (RowSplitPolicy::block_threads / 32) + (threadIdx.x >> 5);
   if (row >= op.m) return;  // the whole warp leaves together
   const int lane = threadIdx.x & 31;
