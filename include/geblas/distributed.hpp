@@ -154,6 +154,8 @@ GEBLAS_API DistSparse scatter(const Communicator& comm, const geblas::detail::Sp
                               const std::optional<Partition>& rows);
 GEBLAS_API DistSparse read_matrix_market(const Communicator& comm, const std::string& path, TypeId type,
                                          const std::optional<Partition>& rows);
+GEBLAS_API DistSparse read_binary(const Communicator& comm, const std::string& path, TypeId type,
+                                  const std::optional<Partition>& rows, bool verify_checksum);
 GEBLAS_API DistDense scatter(const Communicator& comm, const geblas::detail::DenseStorage& B,
                              const std::optional<Partition>& rows);
 GEBLAS_API DistDense make_dense(const Communicator& comm, const Partition& rows, Index ncols, TypeId type);
@@ -209,6 +211,15 @@ class DistSparseMatrix {
   static DistSparseMatrix read_matrix_market(const Communicator& comm, const std::string& path,
                                              std::optional<Partition> rows = std::nullopt) {
     return DistSparseMatrix(detail::read_matrix_market(comm, path, type_id<T>, rows));
+  }
+  // Each process keeps only the rows of its ranks of a geblas binary file
+  // (io::write_binary), so a matrix larger than one process's memory loads in parts. The
+  // part's structure and values are checked; `verify_checksum` also checks the whole
+  // file's checksum, reading the file once in chunks (false: only the part's bytes are
+  // read, and a flipped bit in a value goes unnoticed; see io::detail::read_binary_rows).
+  static DistSparseMatrix read_binary(const Communicator& comm, const std::string& path,
+                                      std::optional<Partition> rows = std::nullopt, bool verify_checksum = true) {
+    return DistSparseMatrix(detail::read_binary(comm, path, type_id<T>, rows, verify_checksum));
   }
 
   Index nrows() const { return d_.rows.size(); }

@@ -106,6 +106,18 @@ GEBLAS_API geblas::detail::SparseStorage read_matrix_market_rows(const std::stri
 GEBLAS_API void write_matrix_market(const std::string& path, const geblas::detail::SparseStorage& A);
 GEBLAS_API void write_matrix_market(const std::string& path, const geblas::detail::DenseStorage& A);
 GEBLAS_API geblas::detail::SparseStorage read_binary(const std::string& path, TypeId type);
+// Rows [begin, end) of a binary file (end = -1: to the last row), as read_matrix_market_rows
+// gives them: only those rows' offsets, columns and values are kept in memory. The header,
+// the file's size, the range's offsets and the part's CSR structure and values are
+// checked as read_binary checks them. The checksum covers the whole file: with
+// `verify_checksum` the file is read once in chunks to check it (a pass over the file's
+// bytes, not held); without, only the range's bytes are read (seeks), and damage the
+// structure checks cannot see (a flipped bit in a value) goes unnoticed. With
+// `row_counts`, the entries of every row of the file are counted into it (nrows values:
+// the offsets are read whole). InvalidValue: a range outside the file's rows.
+GEBLAS_API geblas::detail::SparseStorage read_binary_rows(const std::string& path, TypeId type, Index begin, Index end,
+                                                          std::vector<Index>* row_counts = nullptr,
+                                                          bool verify_checksum = true);
 GEBLAS_API geblas::detail::SparseStorage read_edge_list(const std::string& path, TypeId type, const ReadOptions& options,
                                                         char delimiter);
 GEBLAS_API geblas::detail::SparseStorage read_graph(const std::string& path, TypeId type, const ReadOptions& options,
@@ -114,6 +126,15 @@ GEBLAS_API void write_binary(const std::string& path, const geblas::detail::Spar
 }  // namespace detail
 
 GEBLAS_API MatrixMarketHeader read_matrix_market_header(const std::string& path);
+
+// What a binary file's header says (checked as read_binary checks it, with the file's size).
+struct BinaryHeader {
+  TypeId type = TypeId::float32;  // the stored value type
+  Index nrows = 0;
+  Index ncols = 0;
+  Index nvals = 0;
+};
+GEBLAS_API BinaryHeader read_binary_header(const std::string& path);
 
 // The format read_graph would pick for `path` (never Format::automatic). Throws
 // ParseError naming every format tried and why each did not fit, IoError if unreadable.

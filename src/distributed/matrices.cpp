@@ -88,13 +88,15 @@ DistSparse scatter(const Communicator& comm, const gd::SparseStorage& A, const s
   return scatter_host(comm, gd::to_device(A, Device::cpu()), rows, "dist::DistSparseMatrix::scatter");
 }
 
-DistSparse read_matrix_market(const Communicator& comm, const std::string& path, TypeId type,
-                              const std::optional<Partition>& rows) {
-  // Each process parses the file with the library's reader (every line checked as in a
-  // full read) and keeps only the rows of its ranks; without a given split, a first pass
-  // counts the entries of every row (n values per process, not the matrix) for the
-  // nnz-balanced split.
-  const char* where = "dist::DistSparseMatrix::read_matrix_market";
+namespace {
+
+// A distributed matrix read from a file by rows: each process reads the rows of its ranks
+// with `read_rows(begin, end, counts)` (a reader of io::detail's *_rows form); without a
+// given split, a first pass counts the entries of every row (n values per process, not
+// the matrix) for the nnz-balanced split. `file_rows()` is the file's row count.
+template <class ReadRows, class FileRows>
+DistSparse read_by_rows(const Communicator& comm, TypeId type, const std::optional<Partition>& rows, const char* where,
+                        ReadRows&& read_rows, FileRows&& file_rows) {
   Transport& t = comm.transport();
   t.check_usable(where);
   const auto& locals = t.local_ranks();
@@ -106,19 +108,17 @@ DistSparse read_matrix_market(const Communicator& comm, const std::string& path,
       return;
     }
     std::vector<Index> counts;
-    io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, 0, 0, &counts);
+    read_rows(Index{0}, Index{0}, &counts);
     std::vector<Index> offsets(counts.size() + 1, 0);
     for (std::size_t i = 0; i < counts.size(); ++i) offsets[i + 1] = offsets[i] + counts[i];
     p = Partition::balanced(offsets, comm.size());
   });
   agree(t, where, [&](int k) {
-    if (k == 0) check_partition(comm, p, io::read_matrix_market_header(path).nrows, where, "row");
+    if (k == 0) check_partition(comm, p, file_rows(), where, "row");
   });
   gd::SparseStorage H;  // the rows of this process's ranks (contiguous: local ranks are consecutive)
   agree(t, where, [&](int k) {
-    if (k == 0)
-      H = io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, p.begin(locals.front()),
-                                              p.end(locals.back()));
+    if (k == 0) H = read_rows(p.begin(locals.front()), p.end(locals.back()), nullptr);
   });
   const Index first = p.begin(locals.front());
   check_same_everywhere(t, where, "row partition and matrix shape", partition_hash(p, H.ncols));
@@ -131,6 +131,32 @@ DistSparse read_matrix_market(const Communicator& comm, const std::string& path,
     d.parts[static_cast<std::size_t>(k)] = dev.is_cpu() ? std::move(part) : gd::to_device(part, dev);
   });
   return d;
+}
+
+}  // namespace
+
+DistSparse read_matrix_market(const Communicator& comm, const std::string& path, TypeId type,
+                              const std::optional<Partition>& rows) {
+  // Every line of the file is parsed and checked as in a full read; only the rows of
+  // this process's ranks are kept.
+  return read_by_rows(
+      comm, type, rows, "dist::DistSparseMatrix::read_matrix_market",
+      [&](Index begin, Index end, std::vector<Index>* counts) {
+        return io::detail::read_matrix_market_rows(path, type, io::ReadOptions{}, begin, end, counts);
+      },
+      [&] { return io::read_matrix_market_header(path).nrows; });
+}
+
+DistSparse read_binary(const Communicator& comm, const std::string& path, TypeId type,
+                       const std::optional<Partition>& rows, bool verify_checksum) {
+  // Each process keeps only its rows' part of the file (and, for the balanced split, reads
+  // the row offsets); the checksum pass, when asked for, comes with the part's read.
+  return read_by_rows(
+      comm, type, rows, "dist::DistSparseMatrix::read_binary",
+      [&](Index begin, Index end, std::vector<Index>* counts) {
+        return io::detail::read_binary_rows(path, type, begin, end, counts, verify_checksum && !counts);
+      },
+      [&] { return io::read_binary_header(path).nrows; });
 }
 
 DistDense make_dense(const Communicator& comm, const Partition& rows, Index ncols, TypeId type) {

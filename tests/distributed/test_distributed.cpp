@@ -869,3 +869,35 @@ TEST_CASE("dist exchange by peer copies: a message of another size, or without i
   check_against_single_device(A, random_dense(90, 8, 32), semiring::min_plus<float>{}, "after the errors", *comm, cs,
                               {});
 }
+
+TEST_CASE("dist read_binary: each rank reads its rows of a binary file", "[dist][io]") {
+  const auto A = random_matrix(203, 150, 5, 61, false);
+  const auto path = (std::filesystem::temp_directory_path() /
+                     ("geblas-dist-" + std::to_string(::getpid()) + "-binary-rows.bin")).string();
+  io::write_binary(path, A);
+  const int p = std::min(3, disttest::max_ranks());
+  const Communicator comm = disttest::communicator(p);
+  // the nnz-balanced split, the same one scatter makes
+  const auto read = dist::DistSparseMatrix<float>::read_binary(comm, path);
+  const auto scattered = dist::DistSparseMatrix<float>::scatter(comm, A);
+  REQUIRE(read.nrows() == A.nrows());
+  REQUIRE(read.ncols() == A.ncols());
+  for (int k = 0; k < p; ++k) {
+    INFO("rank " << k);
+    CHECK(read.partition().begin(k) == scattered.partition().begin(k));
+    CHECK(read.partition().end(k) == scattered.partition().end(k));
+    CHECK(read.local(k).to(Device::cpu()).extract_tuples() ==
+          rows_of(A, read.partition().begin(k), read.partition().end(k)));
+  }
+  // an uneven split with an empty rank
+  if (p == 3) {
+    const Partition part({0, 0, 150, A.nrows()});
+    const auto uneven = dist::DistSparseMatrix<float>::read_binary(comm, path, part);
+    for (int k = 0; k < 3; ++k)
+      CHECK(uneven.local(k).to(Device::cpu()).extract_tuples() == rows_of(A, part.begin(k), part.end(k)));
+  }
+  // a split of the wrong size for the file is a clear error on every rank
+  CHECK_THROWS_AS(dist::DistSparseMatrix<float>::read_binary(comm, path, Partition::even(A.nrows() - 1, p)),
+                  DimensionMismatch);
+  std::filesystem::remove(path);
+}
