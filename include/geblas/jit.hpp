@@ -117,7 +117,10 @@ struct CompileInfo {
 // Throws NotImplemented in a build without CUDA.
 GEBLAS_API CompileInfo compile(const Semiring& s, const std::string& variant, int cc, int vector_width,
                                bool row_major = true);
-// The variants run-time semirings are compiled for (a subset of the built-in registry).
+// The variants run-time semirings are compiled for: every exact variant of the built-in
+// registry (not the tensor-core tc_window ones, which compute plus_times only). The
+// dispatcher picks among them; Options::variant forces any one, including merge_path,
+// crc and cwm, which it never picks.
 GEBLAS_API std::vector<std::string> variants();
 // Forgets the in-memory cache (compiled modules stay loaded; the disk cache is kept):
 // lets tests and benches measure disk hits.

@@ -15,6 +15,8 @@
 #include "cuda/context.cuh"
 #include "cuda/jit/compiler.hpp"
 #include "cuda/spmm/dispatcher.hpp"
+#include "cuda/spmm/ge_spmm_kernel.cuh"
+#include "cuda/spmm/merge_path_kernel.cuh"
 #include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/nnz_split_kernel.cuh"
 #include "cuda/spmm/nnz_split_plan.hpp"
@@ -137,12 +139,6 @@ void launch_fold(CUfunction f, unsigned gx, void** args, cudaStream_t stream) {
   check_driver(driver().launch_kernel_ex(&config, f, args, nullptr), "cuLaunchKernelEx");
 }
 
-bool covered(const char* variant) {
-  for (const std::string& v : ::geblas::jit::variants())
-    if (v == variant) return true;
-  return false;
-}
-
 template <class T, bool RowMajor>
 void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cudaStream_t stream) {
   auto op = sp::operands<T, RowMajor>(p);
@@ -154,6 +150,28 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
     void* args[] = {&op, &ops, &log_w};
     launch(l.kernels[0], sh.grid_x, sh.grid_y,
            split ? sp::RowSplitPolicy::block_threads : sp::RowGroupPolicy::block_threads, args, stream);
+    return;
+  }
+  if (set.variant == "merge_path") {
+    // the slicing and the workspace layout of the built-in merge_path (merge_path_kernel.cuh)
+    const sp::MergeSlicing sl = sp::merge_path_slicing(p.m, p.nnz, p.n, sizeof(T));
+    const sp::Workspace ws = sp::workspace_for(*p.matrix, sp::merge_path_workspace_bytes(sl, p.n, sizeof(T)));
+    auto* carry_row = static_cast<Index*>(ws.data);
+    auto* carry = reinterpret_cast<T*>(static_cast<char*>(ws.data) + sp::merge_path_carry_offset(sl.slices));
+    const sp::LaunchShape sh = sp::merge_path_shape(sl.slices, p.n, set.vector);
+    Index nnz = p.nnz, items = sl.items, slices = sl.slices;
+    int group = 1 << sh.log_w, log_group = sh.log_w;
+    void* args[] = {&op, &ops, &nnz, &items, &slices, &group, &log_group, &carry_row, &carry};
+    launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::MergePathPolicy::block_threads, args, stream);
+    void* fixup_args[] = {&op, &ops, &slices, &carry_row, &carry};
+    launch(l.kernels[1], sp::merge_fixup_blocks(slices), 1, sp::MergePathPolicy::fixup_threads, fixup_args, stream);
+    return;
+  }
+  if (set.variant == "crc" || set.variant == "cwm") {
+    const int cf = set.variant == "crc" ? sp::ge::CrcPolicy::coarsening : sp::ge::CwmPolicy::coarsening;
+    const sp::LaunchShape sh = sp::ge::ge_spmm_shape(p.m, p.n, cf);
+    void* args[] = {&op, &ops};
+    launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::ge::GePolicy::block_threads, args, stream);
     return;
   }
   sp::NnzSplitShape shape{};
@@ -218,12 +236,9 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
   const sp::SpmmVariant* v = nullptr;
   std::shared_ptr<const sp::Choice> choice;
   if (!args.variant.empty()) {
-    if (!covered(std::string(args.variant).c_str())) {
-      std::string names;
-      for (const std::string& x : ::geblas::jit::variants()) names += (names.empty() ? "" : ", ") + x;
-      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + std::string(args.variant) +
-                         "' is not compiled for run-time semirings (they have: " + names + ")");
-    }
+    if (!is_jit_variant(std::string(args.variant)))
+      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + " with " + s.name + ": " +
+                         not_compiled_reason(std::string(args.variant)));
     v = sp::find_variant(args.variant);
   } else {
     choice = sp::remembered_choice(p, "jit_spmm_choice", s.hash, [&] {
@@ -236,7 +251,7 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
         const char* why = "";
         c.variant = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
         reason = why;
-        if (!covered(c.variant->name)) {
+        if (!is_jit_variant(c.variant->name)) {
           // The variants not compiled for run-time semirings: the small-graph rules choose
           // among those that are, and the trace says so.
           reason = std::string("the rules pick ") + c.variant->name + " (" + why +
@@ -254,11 +269,11 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
   if (!v->can_implement(p, &cannot))
     throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
                        "' cannot run this problem: " + cannot);
-  const KernelSet set{v->name, vector, row_major};
+  const KernelSet set = kernel_set(v->name, vector, row_major);
   if (args.record) {
     args.record->variant.assign(v->name);
     if (choice) args.record->reason.assign(choice->reason);
-    else args.record->reason = s.name + " (run-time, V=" + std::to_string(vector) + "): forced by Options::variant";
+    else args.record->reason = s.name + " (run-time, V=" + std::to_string(set.vector) + "): forced by Options::variant";
   }
   if (p.m == 0 || p.n == 0) return;
   cuda::DeviceGuard guard(p.device);
