@@ -254,6 +254,41 @@ TEST_CASE("jit: a cuda_expr multiply is GPU-only, and a type mismatch is refused
              geblas::test::contains("int32"));
 }
 
+TEST_CASE("jit: half and bfloat16 are refused at every entry, saying what to use instead", "[jit][cpu]") {
+  // Run-time semirings have no 16-bit kernels; every way in must say so, naming the type.
+  // The error names the type and both ways out (a float copy, a built-in semiring).
+  const auto advises = [](const std::string& error, const std::string& type) {
+    INFO(error);
+    return error.find(type) != std::string::npos && error.find("convert") != std::string::npos &&
+           error.find("jit::semiring<float>") != std::string::npos &&
+           error.find("built-in semiring") != std::string::npos;
+  };
+  CHECK_THROWS_AS(jit::semiring<half>("plus", "times"), NotImplemented);
+  CHECK(advises(error_of([] { jit::semiring<half>("plus", "times"); }), "float16"));
+  CHECK(advises(error_of([] { jit::semiring<bfloat16>(jit::monoid{"a > b ? a : b", "-INFINITY"}, "a + b"); }),
+                "bfloat16"));
+  CHECK(advises(error_of([] { jit::semiring<half>("max", jit::cuda_expr{"a * b"}); }), "float16"));
+  CHECK(advises(error_of([] { jit::Semiring(TypeId::bfloat16, "min", "plus"); }), "bfloat16"));
+  // A float semiring with 16-bit operands (C, A or B): a DomainMismatch with the same advice.
+  const jit::semiring<float> s("plus", "times");
+  const auto Af = SparseMatrix<float>::from_tuples(2, 2, std::vector<Tuple<float>>{{0, 0, 1.0f}, {1, 1, 2.0f}});
+  const auto Bf = DenseMatrix<float>::from_row_major(2, 2, {1, 2, 3, 4});
+  DenseMatrix<float> Cf(2, 2);
+  const auto Ah = convert<half>(Af);
+  const auto Bb = convert<bfloat16>(Bf);
+  DenseMatrix<half> Ch(2, 2);
+  CHECK_THROWS_AS(detail::jit_mxm(Ch.storage(), Af.storage(), Bf.storage(), s, {}), DomainMismatch);
+  const std::string c16 = error_of([&] { detail::jit_mxm(Ch.storage(), Af.storage(), Bf.storage(), s, {}); });
+  CHECK(advises(c16, "C holds float16"));
+  const std::string a16 = error_of([&] { detail::jit_mxm(Cf.storage(), Ah.storage(), Bf.storage(), s, {}); });
+  CHECK(advises(a16, "A holds float16"));
+  const std::string b16 = error_of([&] { detail::jit_mxm(Cf.storage(), Af.storage(), Bb.storage(), s, {}); });
+  CHECK(advises(b16, "B holds bfloat16"));
+  // The advice works: the float copies multiply.
+  mxm(Cf, convert<float>(Ah), convert<float>(Bb), s);
+  CHECK(Cf.to_row_major() == std::vector<float>{1, 2, 6, 8});
+}
+
 // ---- NVRTC and the disk cache (no GPU needed) ----------------------------------------
 
 namespace {
