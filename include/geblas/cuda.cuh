@@ -125,10 +125,16 @@ void mxm(UserMxmPlan& plan) {
 
 namespace geblas {
 
+namespace detail::cuda_user {
+// A semiring type that is not one of the built-ins: the overload of cuda_mxm that runs
+// this header's kernel.
+template <class S>
+concept UserSemiring = !BuiltinSemiring<S>;
+}  // namespace detail::cuda_user
+
 // C<M> = accum(C, A (+).(x) B) as geblas::mxm: a built-in semiring goes to geblas::mxm and
 // the library's tuned kernels.
-template <Scalar T, class S>
-  requires BuiltinSemiring<S>
+template <Scalar T, BuiltinSemiring S>
 void cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
               const Options& options = {}) {
   detail::check_semiring_type<S, T>();
@@ -137,13 +143,13 @@ void cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>&
 
 // A user-defined semiring type runs this header's untuned kernel when the operands are on
 // a CUDA device (the CPU template on the CPU).
-template <Scalar T, class S>
-  requires(!BuiltinSemiring<S>)
-[[deprecated("geblas::cuda_mxm with a user-defined semiring type runs an untuned GPU kernel; write the semiring as "
-             "geblas::jit::semiring<T>(add, mul) (<geblas/jit.hpp>) and call geblas::mxm, which runs it in the tuned "
-             "SpMM kernels on the GPU and on the CPU")]]
-void cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
-              const Options& options = {}) {
+template <Scalar T, detail::cuda_user::UserSemiring S>
+[[deprecated(
+    "geblas::cuda_mxm with a user-defined semiring type runs an untuned GPU kernel; write the semiring as "
+    "geblas::jit::semiring<T>(add, mul) (<geblas/jit.hpp>) and call geblas::mxm, which runs it in the tuned SpMM "
+    "kernels on the GPU and on the CPU")]] void
+cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
   detail::check_semiring_type<S, T>();
   (void)semiring;
   detail::mxm_user<S, true>(C, A, B, options);

@@ -90,9 +90,9 @@ std::string literal(TypeId t, Value v) {
 // half / bfloat16 storage.
 std::string sixteen_bit_advice(TypeId t) {
   const std::string name(to_string(t));
-  return "run-time semirings compute on bool, int32, int64, float32 and float64, not " + name +
-         ": convert the " + name + " operands to float32 (geblas::convert<float>) and use jit::semiring<float>, "
-         "or use a built-in semiring, which computes " + name + " directly";
+  return "run-time semirings compute on bool, int32, int64, float32 and float64, not " + name + ": convert the " +
+         name + " operands to float32 (geblas::convert<float>) and use jit::semiring<float>, or use a built-in " +
+         "semiring, which computes " + name + " directly";
 }
 
 std::shared_ptr<SemiringImpl> build(TypeId type, const ::geblas::jit::monoid& add, const std::string* mul_text,

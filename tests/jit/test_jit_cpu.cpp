@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -265,7 +265,9 @@ TEST_CASE("jit: half and bfloat16 are refused at every entry, saying what to use
   };
   CHECK_THROWS_AS(jit::semiring<half>("plus", "times"), NotImplemented);
   CHECK(advises(error_of([] { jit::semiring<half>("plus", "times"); }), "float16"));
-  CHECK(advises(error_of([] { jit::semiring<bfloat16>(jit::monoid{"a > b ? a : b", "-INFINITY"}, "a + b"); }),
+  CHECK(advises(error_of([] {
+                  jit::semiring<bfloat16>(jit::monoid{"a > b ? a : b", "-INFINITY"}, "a + b");
+                }),
                 "bfloat16"));
   CHECK(advises(error_of([] { jit::semiring<half>("max", jit::cuda_expr{"a * b"}); }), "float16"));
   CHECK(advises(error_of([] { jit::Semiring(TypeId::bfloat16, "min", "plus"); }), "bfloat16"));
@@ -326,7 +328,8 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
   for (const std::string& v : jit::variants()) {
     // Every variant with 16-byte vectors; the scalar and column-major instances of two.
     std::vector<std::pair<int, bool>> sets = {{4, true}};
-    if (v == "row_split" || v == "nnz_split_rows_long" || v == "merge_path") sets.insert(sets.end(), {{1, true}, {1, false}});
+    if (v == "row_split" || v == "nnz_split_rows_long" || v == "merge_path")
+      sets.insert(sets.end(), {{1, true}, {1, false}});
     if (v == "crc" || v == "cwm") sets.emplace_back(1, false);
     for (const auto& [width, row_major] : sets) {
       INFO(v << " V=" << width << " row_major=" << row_major);
@@ -360,8 +363,10 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
   CHECK_NOTHROW(jit::compile(jit::semiring<std::int64_t>("plus", every + " + 3000000000"), "row_group", 90, 2));
   CHECK_NOTHROW(jit::compile(jit::semiring<bool>("lor", every), "row_pieces", 90, 16));
   CHECK_NOTHROW(jit::compile(jit::semiring<float>("max", every_float), "nnz_split_rows_long", 90, 4));
-  CHECK_NOTHROW(jit::compile(jit::semiring<double>(jit::monoid{"a + b", "0.0"}, every_float), "row_split", 90, 1, false));
-  CHECK_NOTHROW(jit::compile(jit::semiring<int>(jit::monoid{"max(a, b)", "-2147483647 - 1"}, every), "merge_path", 90, 4));
+  CHECK_NOTHROW(
+      jit::compile(jit::semiring<double>(jit::monoid{"a + b", "0.0"}, every_float), "row_split", 90, 1, false));
+  CHECK_NOTHROW(
+      jit::compile(jit::semiring<int>(jit::monoid{"max(a, b)", "-2147483647 - 1"}, every), "merge_path", 90, 4));
   CHECK_NOTHROW(jit::compile(jit::semiring<bool>("lor", every), "crc", 90, 1, false));
   CHECK_NOTHROW(jit::compile(jit::semiring<std::int64_t>("min", every), "cwm", 90, 1));
   // The tensor-core variants compute plus_times only; an unknown name is not a variant.

@@ -122,7 +122,8 @@ DenseMatrix<T> fractional_dense(Index k, Index n, std::uint64_t seed, Layout lay
   std::uniform_real_distribution<double> frac(-2.0, 2.0);
   std::vector<T> v(static_cast<std::size_t>(k * n));
   for (auto& x : v) x = static_cast<T>(frac(rng));
-  return layout == Layout::row_major ? DenseMatrix<T>::from_row_major(k, n, v) : DenseMatrix<T>::from_col_major(k, n, v);
+  return layout == Layout::row_major ? DenseMatrix<T>::from_row_major(k, n, v)
+                                     : DenseMatrix<T>::from_col_major(k, n, v);
 }
 
 // The variants run-time semirings gained beside the dispatcher's: never its pick, reached
@@ -178,18 +179,23 @@ TEST_CASE("jit on the GPU: merge_path, crc and cwm forced give the built-in's bi
       // operators, so column-major plus_times uses integer values (exact in any order).
       const bool exact = layout == Layout::col_major;
       const auto Af = (skewed ? skewed_sparse<float>(400, 900, 71, exact) : random_sparse<float>(400, 900, 73)).to(gpu);
-      const auto Ad = (skewed ? skewed_sparse<double>(400, 900, 79, exact) : random_sparse<double>(400, 900, 83)).to(gpu);
+      const auto Ad =
+          (skewed ? skewed_sparse<double>(400, 900, 79, exact) : random_sparse<double>(400, 900, 83)).to(gpu);
       for (const Index n : {33, 64}) {
         const auto seed = 90 + static_cast<std::uint64_t>(n);
-        const auto Bf = (exact ? random_dense<float>(900, n, seed, layout) : fractional_dense<float>(900, n, seed, layout)).to(gpu);
-        const auto Bd = (exact ? random_dense<double>(900, n, seed, layout) : fractional_dense<double>(900, n, seed, layout)).to(gpu);
+        const auto Bf =
+            (exact ? random_dense<float>(900, n, seed, layout) : fractional_dense<float>(900, n, seed, layout)).to(gpu);
+        const auto Bd =
+            (exact ? random_dense<double>(900, n, seed, layout) : fractional_dense<double>(900, n, seed, layout))
+                .to(gpu);
         const auto Bf_frac = fractional_dense<float>(900, n, seed + 1, layout).to(gpu);
         const auto Bd_frac = fractional_dense<double>(900, n, seed + 1, layout).to(gpu);
         for (const std::string& v : forced_only) {
           check_forced_equal(Af, Bf, SemiringId::plus_times, plus_times_f, v, layout, what);
           check_forced_equal(Af, Bf_frac, SemiringId::min_plus, min_plus_f, v, layout, what);
           check_forced_equal(Af, Bf_frac, SemiringId::max_times, max_times_f, v, layout, what);
-          if (n == 64 || layout == Layout::row_major) {  // double: the vector and scalar row-major kernels, one column-major
+          if (n == 64 ||
+              layout == Layout::row_major) {  // double: the vector and scalar row-major kernels, one column-major
             check_forced_equal(Ad, Bd, SemiringId::plus_times, plus_times_d, v, layout, what);
             check_forced_equal(Ad, Bd_frac, SemiringId::min_plus, min_plus_d, v, layout, what);
             check_forced_equal(Ad, Bd_frac, SemiringId::max_times, max_times_d, v, layout, what);
@@ -340,7 +346,8 @@ TEST_CASE("jit on the GPU: write-back, trace and forced variants", "[jit][gpu]")
   }
   Options unknown;
   unknown.variant = "no_such_variant";
-  CHECK_THROWS_WITH(mxm(C, Ah.to(gpu), Bh.to(gpu), plus_pair, unknown), geblas::test::contains("there is no SpMM variant"));
+  CHECK_THROWS_WITH(mxm(C, Ah.to(gpu), Bh.to(gpu), plus_pair, unknown),
+                    geblas::test::contains("there is no SpMM variant"));
 }
 
 TEST_CASE("jit on the GPU: a shared graph of >= 100k entries, max_times as text", "[jit][gpu]") {

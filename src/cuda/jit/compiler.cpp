@@ -270,9 +270,8 @@ std::string not_compiled_reason(const std::string& variant) {
   bool tensor_cores = false;
   for (const cuda::spmm::SpmmVariant* t : cuda::spmm::tf32_variants()) tensor_cores = tensor_cores || t == builtin;
   if (tensor_cores)
-    return "variant '" + variant +
-           "' computes plus_times on tensor cores only, so it cannot run a run-time semiring (write plus_times "
-           "as the built-in geblas::semiring::plus_times to reach it; run-time semirings run: " + names + ")";
+    return "variant '" + variant + "' computes plus_times on tensor cores only, so it cannot run a run-time " +
+           "semiring (the built-in geblas::semiring::plus_times reaches it; run-time semirings run: " + names + ")";
   if (!builtin) return "there is no SpMM variant '" + variant + "' (run-time semirings run: " + names + ")";
   return "variant '" + variant + "' is not compiled for run-time semirings (they run: " + names + ")";
 }

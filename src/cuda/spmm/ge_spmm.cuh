@@ -20,8 +20,8 @@ void run_ge(const SpmmProblem& p, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
   with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
     const LaunchShape s = ge_spmm_shape(p.m, p.n, CF);
-    ge_spmm_kernel<Ops, CF, RowMajor><<<dim3(s.grid_x, s.grid_y), GePolicy::block_threads, 0, stream>>>(
-        operands<typename Ops::T, RowMajor>(p), ops);
+    ge_spmm_kernel<Ops, CF, RowMajor>
+        <<<dim3(s.grid_x, s.grid_y), GePolicy::block_threads, 0, stream>>>(operands<typename Ops::T, RowMajor>(p), ops);
     GEBLAS_CUDA_CHECK_LAUNCH();
   });
 }

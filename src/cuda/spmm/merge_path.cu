@@ -26,8 +26,8 @@ void launch(const SpmmProblem& p, Ops ops, void* workspace, cudaStream_t stream)
   merge_path_kernel<Ops, V, RowMajor><<<dim3(g.grid_x, g.grid_y), MergePathPolicy::block_threads, 0, stream>>>(
       op, ops, p.nnz, s.items, s.slices, 1 << g.log_w, g.log_w, carry_row, carry);
   GEBLAS_CUDA_CHECK_LAUNCH();
-  merge_fixup_kernel<Ops, RowMajor>
-      <<<merge_fixup_blocks(s.slices), MergePathPolicy::fixup_threads, 0, stream>>>(op, ops, s.slices, carry_row, carry);
+  merge_fixup_kernel<Ops, RowMajor><<<merge_fixup_blocks(s.slices), MergePathPolicy::fixup_threads, 0, stream>>>(
+      op, ops, s.slices, carry_row, carry);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 

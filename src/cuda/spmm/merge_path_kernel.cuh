@@ -43,7 +43,8 @@ inline std::size_t merge_path_carry_offset(Index slices) {
   return ((static_cast<std::size_t>(slices) * sizeof(Index) + 255) / 256) * 256;
 }
 inline std::size_t merge_path_workspace_bytes(const MergeSlicing& s, Index n, std::size_t value_bytes) {
-  return merge_path_carry_offset(s.slices) + static_cast<std::size_t>(s.slices) * static_cast<std::size_t>(n) * value_bytes;
+  return merge_path_carry_offset(s.slices) +
+         static_cast<std::size_t>(s.slices) * static_cast<std::size_t>(n) * value_bytes;
 }
 
 // The grid of the product kernel: a lane group (log_w: its width as log2) per slice, column
@@ -101,8 +102,8 @@ __device__ __forceinline__ void merge_accumulate_range(const Operands<typename O
 
 template <class Ops, int V, bool RowMajor>
 __global__ void __launch_bounds__(MergePathPolicy::block_threads)
-    merge_path_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, Index nnz, Index items, Index slices,
-                      int group, int log_group, Index* __restrict__ carry_row, typename Ops::T* __restrict__ carry) {
+    merge_path_kernel(Operands<typename Ops::T, RowMajor> op, Ops ops, Index nnz, Index items, Index slices, int group,
+                      int log_group, Index* __restrict__ carry_row, typename Ops::T* __restrict__ carry) {
   using T = typename Ops::T;
   const int lane = threadIdx.x & 31;
   const int g_lane = lane & (group - 1);
