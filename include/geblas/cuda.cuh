@@ -1,15 +1,20 @@
-// <geblas/cuda.cuh>: user-defined semirings on the GPU. libgeblas.so holds kernels for
-// the built-in semirings only; a semiring of the caller's own is compiled into the
-// caller's program, so its kernel comes from this header, instantiated by nvcc in the
-// caller's code (as CUB's templates are). geblas::cuda_mxm below runs it; geblas::mxm
-// keeps one meaning everywhere (a user semiring on GPU operands is NotImplemented
-// there), so including this header changes nothing else, in any order. The
-// semiring's identity, add and mul must be callable on the device (mark them GEBLAS_HD).
+// <geblas/cuda.cuh>: the compile-time path for user-defined semirings on the GPU, kept
+// for existing code and deprecated. A semiring type of the caller's own (a struct with
+// value_type, identity, add, mul) is compiled into the caller's program, so its kernel
+// comes from this header, instantiated by nvcc in the caller's code; geblas::cuda_mxm
+// below runs it with a simple warp-per-row kernel, not the library's tuned variants.
+// Run-time semirings (geblas::jit::semiring, <geblas/jit.hpp>) replace it: the same
+// operators written as text run in every tuned SpMM kernel on the GPU (NVRTC, no nvcc in
+// the caller's build) and on the CPU, so cuda_mxm with a user-defined semiring type is
+// [[deprecated]]. With a built-in semiring it simply forwards to geblas::mxm and stays.
+// geblas::mxm keeps one meaning everywhere (a user semiring type on GPU operands is
+// NotImplemented there), so including this header changes nothing else, in any order.
+// The semiring's identity, add and mul must be callable on the device (GEBLAS_HD).
 //
-// Sparse x dense is the form supported on the GPU (the hot path of graph algorithms and
-// GNNs); the other forms with a user-defined semiring raise NotImplemented on the GPU
-// and run on the CPU. Masks, accumulators and transposes work as for built-in semirings:
-// the library validates the call and applies them around this product.
+// Sparse x dense is the form supported on the GPU; the other forms with a user-defined
+// semiring raise NotImplemented on the GPU and run on the CPU. Masks, accumulators and
+// transposes work as for built-in semirings: the library validates the call and applies
+// them around this product.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -120,16 +125,34 @@ void mxm(UserMxmPlan& plan) {
 
 namespace geblas {
 
-// C<M> = accum(C, A (+).(x) B) as geblas::mxm, for any semiring: a user-defined one runs
-// this header's kernel when the operands are on a CUDA device (the CPU template on the
-// CPU); a built-in one goes to geblas::mxm and the library's tuned kernels.
-template <Scalar T, class S>
+namespace detail::cuda_user {
+// A semiring type that is not one of the built-ins: the overload of cuda_mxm that runs
+// this header's kernel.
+template <class S>
+concept UserSemiring = !BuiltinSemiring<S>;
+}  // namespace detail::cuda_user
+
+// C<M> = accum(C, A (+).(x) B) as geblas::mxm: a built-in semiring goes to geblas::mxm and
+// the library's tuned kernels.
+template <Scalar T, BuiltinSemiring S>
 void cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
               const Options& options = {}) {
   detail::check_semiring_type<S, T>();
+  geblas::mxm(C, A, B, semiring, options);
+}
+
+// A user-defined semiring type runs this header's untuned kernel when the operands are on
+// a CUDA device (the CPU template on the CPU).
+template <Scalar T, detail::cuda_user::UserSemiring S>
+[[deprecated(
+    "geblas::cuda_mxm with a user-defined semiring type runs an untuned GPU kernel; write the semiring as "
+    "geblas::jit::semiring<T>(add, mul) (<geblas/jit.hpp>) and call geblas::mxm, which runs it in the tuned SpMM "
+    "kernels on the GPU and on the CPU")]] void
+cuda_mxm(DenseMatrix<T>& C, const SparseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
   (void)semiring;
-  if constexpr (BuiltinSemiring<S>) geblas::mxm(C, A, B, semiring, options);
-  else detail::mxm_user<S, true>(C, A, B, options);
+  detail::mxm_user<S, true>(C, A, B, options);
 }
 
 }  // namespace geblas

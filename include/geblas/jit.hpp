@@ -8,6 +8,11 @@
 //   auto t = geblas::jit::semiring<int>({"a < b ? a : b", "2147483647"}, "a + b");
 //   geblas::mxm(C, A, B, s);                                                    // sparse x dense
 //
+// Value types: bool, int32, int64, float and double. half and bfloat16 are not: a
+// jit::semiring over one is NotImplemented, and 16-bit operands with a run-time semiring
+// a DomainMismatch, each saying what to do instead (convert to float, or use a built-in
+// semiring, which computes 16-bit values directly).
+//
 // Each half is either a built-in name or an expression over `a` and `b` (the operands,
 // of the semiring's value type). Names of the add monoid: plus, times, min, max, lor,
 // land, lxor (their identity and terminal are the built-in ones). Names of the multiply:
@@ -117,7 +122,10 @@ struct CompileInfo {
 // Throws NotImplemented in a build without CUDA.
 GEBLAS_API CompileInfo compile(const Semiring& s, const std::string& variant, int cc, int vector_width,
                                bool row_major = true);
-// The variants run-time semirings are compiled for (a subset of the built-in registry).
+// The variants run-time semirings are compiled for: every exact variant of the built-in
+// registry (not the tensor-core tc_window ones, which compute plus_times only). The
+// dispatcher picks among them; Options::variant forces any one, including merge_path,
+// crc and cwm, which it never picks.
 GEBLAS_API std::vector<std::string> variants();
 // Forgets the in-memory cache (compiled modules stay loaded; the disk cache is kept):
 // lets tests and benches measure disk hits.

@@ -96,6 +96,9 @@ def test_errors():
         geblas.Semiring("max", "a + b", dtype="no_such_type")
     with pytest.raises(geblas.InvalidValue, match="terminal"):
         geblas.Semiring("max", "a + b", dtype="float32", terminal=0)
+    for dtype in ("float16", "bfloat16"):  # no 16-bit run-time semirings: the error says what to do instead
+        with pytest.raises(geblas.NotImplementedError, match=dtype + ".*convert"):
+            geblas.Semiring("max", "a + b", dtype=dtype)
     A, B = random_case()
     A = geblas.Matrix.from_scipy(A)
     s = geblas.Semiring("max", "a + b", dtype="float32")

@@ -85,8 +85,21 @@ std::string literal(TypeId t, Value v) {
   return buf;
 }
 
+// What a caller with 16-bit data does instead: run-time semirings compute on the five
+// types their expressions are typed in (jit_expr.cpp); their kernels are not compiled for
+// half / bfloat16 storage.
+std::string sixteen_bit_advice(TypeId t) {
+  const std::string name(to_string(t));
+  return "run-time semirings compute on bool, int32, int64, float32 and float64, not " + name + ": convert the " +
+         name + " operands to float32 (geblas::convert<float>) and use jit::semiring<float>, or use a built-in " +
+         "semiring, which computes " + name + " directly";
+}
+
 std::shared_ptr<SemiringImpl> build(TypeId type, const ::geblas::jit::monoid& add, const std::string* mul_text,
                                     const ::geblas::jit::cuda_expr* mul_cuda) {
+  if (is_16bit_float(type))
+    throw NotImplemented("geblas::jit::semiring: value type " + std::string(to_string(type)) +
+                         " is not supported: " + sixteen_bit_advice(type));
   if (!cuda_type_name(type))
     throw NotImplemented(std::string("geblas::jit::semiring: value type ") + std::string(to_string(type)) +
                          " is not supported (bool, int32, int64, float32, float64 are)");
@@ -235,9 +248,11 @@ void jit_mxm(DenseStorage& C, const SparseStorage& A, const DenseStorage& B, con
              const Options& o) {
   const jit::SemiringImpl& s = semiring.impl();
   const char* op = "mxm(sparse x dense)";
-  if (C.type != s.type)
-    throw DomainMismatch(std::string(op) + ": the run-time semiring is over " + std::string(to_string(s.type)) +
-                         " but C holds " + std::string(to_string(C.type)));
+  for (const auto& [name, type] : {std::pair{"C", C.type}, std::pair{"A", A.type}, std::pair{"B", B.type}})
+    if (type != s.type)
+      throw DomainMismatch(std::string(op) + ": the run-time semiring is over " + std::string(to_string(s.type)) +
+                           " but " + name + " holds " + std::string(to_string(type)) +
+                           (is_16bit_float(type) ? "; " + jit::sixteen_bit_advice(type) : std::string()));
   // The kernel writes C itself when nothing stands between the product and C (as the
   // built-in direct path; the accumulator of a run-time semiring is never fused).
   const bool direct = o.mask.empty() && o.accum.empty() && !o.transpose_a && !o.transpose_b &&

@@ -8,18 +8,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "geblas/detail/spmm_variants.hpp"
 #include "geblas/geblas.hpp"
 #include "geblas/jit.hpp"
 #include "support/catch.hpp"
@@ -252,6 +254,43 @@ TEST_CASE("jit: a cuda_expr multiply is GPU-only, and a type mismatch is refused
              geblas::test::contains("int32"));
 }
 
+TEST_CASE("jit: half and bfloat16 are refused at every entry, saying what to use instead", "[jit][cpu]") {
+  // Run-time semirings have no 16-bit kernels; every way in must say so, naming the type.
+  // The error names the type and both ways out (a float copy, a built-in semiring).
+  const auto advises = [](const std::string& error, const std::string& type) {
+    INFO(error);
+    return error.find(type) != std::string::npos && error.find("convert") != std::string::npos &&
+           error.find("jit::semiring<float>") != std::string::npos &&
+           error.find("built-in semiring") != std::string::npos;
+  };
+  CHECK_THROWS_AS(jit::semiring<half>("plus", "times"), NotImplemented);
+  CHECK(advises(error_of([] { jit::semiring<half>("plus", "times"); }), "float16"));
+  CHECK(advises(error_of([] {
+                  jit::semiring<bfloat16>(jit::monoid{"a > b ? a : b", "-INFINITY"}, "a + b");
+                }),
+                "bfloat16"));
+  CHECK(advises(error_of([] { jit::semiring<half>("max", jit::cuda_expr{"a * b"}); }), "float16"));
+  CHECK(advises(error_of([] { jit::Semiring(TypeId::bfloat16, "min", "plus"); }), "bfloat16"));
+  // A float semiring with 16-bit operands (C, A or B): a DomainMismatch with the same advice.
+  const jit::semiring<float> s("plus", "times");
+  const auto Af = SparseMatrix<float>::from_tuples(2, 2, std::vector<Tuple<float>>{{0, 0, 1.0f}, {1, 1, 2.0f}});
+  const auto Bf = DenseMatrix<float>::from_row_major(2, 2, {1, 2, 3, 4});
+  DenseMatrix<float> Cf(2, 2);
+  const auto Ah = convert<half>(Af);
+  const auto Bb = convert<bfloat16>(Bf);
+  DenseMatrix<half> Ch(2, 2);
+  CHECK_THROWS_AS(detail::jit_mxm(Ch.storage(), Af.storage(), Bf.storage(), s, {}), DomainMismatch);
+  const std::string c16 = error_of([&] { detail::jit_mxm(Ch.storage(), Af.storage(), Bf.storage(), s, {}); });
+  CHECK(advises(c16, "C holds float16"));
+  const std::string a16 = error_of([&] { detail::jit_mxm(Cf.storage(), Ah.storage(), Bf.storage(), s, {}); });
+  CHECK(advises(a16, "A holds float16"));
+  const std::string b16 = error_of([&] { detail::jit_mxm(Cf.storage(), Af.storage(), Bb.storage(), s, {}); });
+  CHECK(advises(b16, "B holds bfloat16"));
+  // The advice works: the float copies multiply.
+  mxm(Cf, convert<float>(Ah), convert<float>(Bb), s);
+  CHECK(Cf.to_row_major() == std::vector<float>{1, 2, 6, 8});
+}
+
 // ---- NVRTC and the disk cache (no GPU needed) ----------------------------------------
 
 namespace {
@@ -289,7 +328,9 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
   for (const std::string& v : jit::variants()) {
     // Every variant with 16-byte vectors; the scalar and column-major instances of two.
     std::vector<std::pair<int, bool>> sets = {{4, true}};
-    if (v == "row_split" || v == "nnz_split_rows_long") sets.insert(sets.end(), {{1, true}, {1, false}});
+    if (v == "row_split" || v == "nnz_split_rows_long" || v == "merge_path")
+      sets.insert(sets.end(), {{1, true}, {1, false}});
+    if (v == "crc" || v == "cwm") sets.emplace_back(1, false);
     for (const auto& [width, row_major] : sets) {
       INFO(v << " V=" << width << " row_major=" << row_major);
       const auto first = jit::compile(s, v, 90, width, row_major);
@@ -299,6 +340,10 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
       CHECK(jit::compile(s, v, 90, width, row_major).source == Source::memory);
     }
   }
+  // crc and cwm read one column per lane: every vector width shares the scalar image.
+  CHECK(jit::compile(s, "crc", 90, 1, true).source == Source::memory);
+  CHECK(jit::compile(s, "cwm", 90, 2, true).source == Source::memory);
+  CHECK(jit::compile(s, "merge_path", 90, 2, true).source == Source::compiled);  // merge_path's vectors do count
   jit::clear_memory_cache();
   const auto disk = jit::compile(s, "row_split", 90, 4, true);
   CHECK(disk.source == Source::disk);
@@ -318,8 +363,32 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
   CHECK_NOTHROW(jit::compile(jit::semiring<std::int64_t>("plus", every + " + 3000000000"), "row_group", 90, 2));
   CHECK_NOTHROW(jit::compile(jit::semiring<bool>("lor", every), "row_pieces", 90, 16));
   CHECK_NOTHROW(jit::compile(jit::semiring<float>("max", every_float), "nnz_split_rows_long", 90, 4));
-  CHECK_NOTHROW(jit::compile(jit::semiring<double>(jit::monoid{"a + b", "0.0"}, every_float), "row_split", 90, 1, false));
-  CHECK_THAT(error_of([&] { jit::compile(s, "merge_path", 90, 4); }), geblas::test::contains("not compiled for run-time"));
+  CHECK_NOTHROW(
+      jit::compile(jit::semiring<double>(jit::monoid{"a + b", "0.0"}, every_float), "row_split", 90, 1, false));
+  CHECK_NOTHROW(
+      jit::compile(jit::semiring<int>(jit::monoid{"max(a, b)", "-2147483647 - 1"}, every), "merge_path", 90, 4));
+  CHECK_NOTHROW(jit::compile(jit::semiring<bool>("lor", every), "crc", 90, 1, false));
+  CHECK_NOTHROW(jit::compile(jit::semiring<std::int64_t>("min", every), "cwm", 90, 1));
+  // The tensor-core variants compute plus_times only; an unknown name is not a variant.
+  for (const char* tc : {"tc_window", "tc_window_all"})
+    CHECK_THAT(error_of([&] { jit::compile(s, tc, 90, 4); }),
+               geblas::test::contains(std::string("'") + tc + "' computes plus_times on tensor cores only") &&
+                   geblas::test::contains("merge_path, crc, cwm"));
+  CHECK_THAT(error_of([&] { jit::compile(s, "no_such_variant", 90, 4); }),
+             geblas::test::contains("there is no SpMM variant 'no_such_variant'"));
+}
+
+TEST_CASE("jit NVRTC: run-time semirings cover every exact built-in variant", "[jit][cpu][nvrtc]") {
+  if (!cuda_compiled()) SKIP_OR_RETURN("libgeblas.so built without CUDA: no NVRTC");
+  // A variant added to the registry (src/cuda/spmm/registry.cpp) needs its kernel set in
+  // src/cuda/jit/compiler.cpp too, or a run-time semiring cannot be forced onto it.
+  const std::vector<std::string> builtin = detail::cuda_spmm_variant_names(), jitted = jit::variants();
+  REQUIRE(!builtin.empty());
+  for (const std::string& v : builtin) {
+    INFO(v);
+    CHECK(std::find(jitted.begin(), jitted.end(), v) != jitted.end());
+  }
+  CHECK(jitted.size() == builtin.size());
 }
 
 TEST_CASE("jit disk cache: truncated and corrupted files are recompiled", "[jit][cpu][nvrtc]") {

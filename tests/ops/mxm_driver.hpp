@@ -253,14 +253,17 @@ std::string run_case(const MxmCase& c, DispatchRecord* ran = nullptr) {
     if (ran) *ran = last_dispatch();
   };
   if (c.user && !device().is_cpu()) {
-    // A user-defined semiring reaches a GPU only through geblas::cuda_mxm in code nvcc
-    // compiles (tests/cuda/test_user_semiring_gpu.cu); from host code the call must be
-    // refused with a message that says so, never run something else.
+    // A user-defined semiring type reaches a GPU only through the deprecated
+    // geblas::cuda_mxm in code nvcc compiles (tests/cuda/test_user_semiring_gpu.cu); from
+    // host code the call must be refused with a message that names the replacement (a
+    // run-time semiring), never run something else.
     try {
       run();
     } catch (const NotImplemented& e) {
       const std::string what = e.what();
-      return what.find("cuda_mxm") != std::string::npos ? "" : "NotImplemented without naming cuda_mxm: " + what;
+      return what.find("geblas::jit::semiring") != std::string::npos
+                 ? ""
+                 : "NotImplemented without naming geblas::jit::semiring: " + what;
     }
     return "a user-defined semiring from host code ran on " + device().str() + "; expected NotImplemented";
   }

@@ -9,11 +9,13 @@
 // on the CPU, widens A's values, B and (if read) C to float temporaries, runs the float
 // path and rounds the result into C. docs/TYPES.md states the error bound.
 //
-// Built-in semirings run inside libgeblas.so on whichever device holds the operands.
-// A user-defined semiring runs on the CPU through templates instantiated in the caller's
-// code; on the GPU it runs through geblas::cuda_mxm of <geblas/cuda.cuh>, in code
-// compiled by nvcc (geblas::mxm means the same in every translation unit, with or
-// without that header, and reports NotImplemented for a user semiring on the GPU).
+// Built-in semirings run inside libgeblas.so on whichever device holds the operands, and
+// so do run-time semirings (geblas::jit::semiring, <geblas/jit.hpp>: operators written as
+// text, compiled into the tuned GPU kernels). A user-defined semiring type runs on the
+// CPU through templates instantiated in the caller's code; on a GPU geblas::mxm reports
+// NotImplemented for it, naming the run-time semiring that replaces it (the deprecated
+// geblas::cuda_mxm of <geblas/cuda.cuh> still runs it, untuned, in code compiled by nvcc;
+// geblas::mxm means the same in every translation unit, with or without that header).
 #pragma once
 
 #include <type_traits>
@@ -81,8 +83,10 @@ void mxm_user(CM& C, const AM& A, const BM& B, const Options& o) {
     if constexpr (WithCudaKernel)
       cuda_user::mxm<S>(plan);
     else
-      throw NotImplemented("geblas::mxm: a user-defined semiring on " + plan.device.str() +
-                           " runs through geblas::cuda_mxm of <geblas/cuda.cuh>, in code compiled by nvcc");
+      throw NotImplemented("geblas::mxm: a user-defined semiring type does not run on " + plan.device.str() +
+                           "; write it as geblas::jit::semiring<T>(add, mul) (<geblas/jit.hpp>), which runs in the "
+                           "tuned GPU kernels (the deprecated geblas::cuda_mxm of <geblas/cuda.cuh> runs it untuned, "
+                           "in code compiled by nvcc)");
   } else {
     cpu::mxm_generic<S>(plan);
   }

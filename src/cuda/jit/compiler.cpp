@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include <mutex>
 
 #include "cuda/jit/sources.hpp"
+#include "cuda/spmm/problem.hpp"
 #include "geblas/error.hpp"
 #include "geblas/version.hpp"
 
@@ -38,27 +40,59 @@ void check_nvrtc(nvrtcResult r, const char* what) {
     throw CudaError(std::string("geblas::jit: ") + what + ": " + nvrtcGetErrorString(r), static_cast<int>(r));
 }
 
-// The nnz_split family: one kernel template, the shape is the launch's (nnz_split_plan.hpp).
-bool is_nnz_split(const std::string& variant) {
-  for (const char* v : {"nnz_split", "nnz_split_fused", "nnz_split_long", "nnz_split_line", "nnz_split_rows_long",
-                        "nnz_split_long_waves", "nnz_split_line_long"})
-    if (variant == v) return true;
-  return false;
-}
+// The kernel templates of the variants, one header each (the fold of cut rows, for the
+// families that cut rows, is piece_fold_kernel.cuh).
+enum class Family : std::uint8_t { row_split, row_group, row_pieces, nnz_split, merge_path, ge_spmm };
 
-const char* header_of(const std::string& variant) {
-  if (variant == "row_split") return "cuda/spmm/row_split_kernel.cuh";
-  if (variant == "row_group") return "cuda/spmm/row_group_kernel.cuh";
-  if (variant == "row_pieces" || variant == "row_pieces_long") return "cuda/spmm/row_pieces_kernel.cuh";
-  if (is_nnz_split(variant)) return "cuda/spmm/nnz_split_kernel.cuh";
-  throw InvalidValue("geblas::jit: variant '" + variant + "' is not compiled for run-time semirings");
+const char* header_of(Family f) {
+  switch (f) {
+    case Family::row_split: return "cuda/spmm/row_split_kernel.cuh";
+    case Family::row_group: return "cuda/spmm/row_group_kernel.cuh";
+    case Family::row_pieces: return "cuda/spmm/row_pieces_kernel.cuh";
+    case Family::nnz_split: return "cuda/spmm/nnz_split_kernel.cuh";
+    case Family::merge_path: return "cuda/spmm/merge_path_kernel.cuh";
+    case Family::ge_spmm: return "cuda/spmm/ge_spmm_kernel.cuh";
+  }
+  return "";
 }
+bool folds_pieces(Family f) { return f == Family::row_pieces || f == Family::nnz_split; }
 
-// Headers beyond the variant's main one (row_pieces folds its cut rows with piece_fold).
-const char* extra_header_of(const std::string& variant) {
-  if (variant == "row_pieces" || variant == "row_pieces_long" || is_nnz_split(variant))
-    return "cuda/spmm/piece_fold_kernel.cuh";
+// The variants run-time semirings are compiled for: every exact variant of the built-in
+// registry (src/cuda/spmm/registry.cpp; test_jit_cpu checks that none is missing), with
+// its kernel family and whether its kernels take 16-byte vectors of B and C (crc and cwm
+// read one column per lane, so one scalar kernel set serves every width). The tf32
+// tensor-core variants are left out: they compute plus_times only (not_compiled_reason).
+struct JitVariant {
+  const char* name;
+  Family family;
+  bool vectors;
+};
+constexpr JitVariant kVariants[] = {
+    {"row_split", Family::row_split, true},
+    {"row_group", Family::row_group, true},
+    {"row_pieces", Family::row_pieces, true},
+    {"row_pieces_long", Family::row_pieces, true},
+    {"nnz_split", Family::nnz_split, true},
+    {"nnz_split_fused", Family::nnz_split, true},
+    {"nnz_split_long", Family::nnz_split, true},
+    {"nnz_split_line", Family::nnz_split, true},
+    {"nnz_split_rows_long", Family::nnz_split, true},
+    {"nnz_split_long_waves", Family::nnz_split, true},
+    {"nnz_split_line_long", Family::nnz_split, true},
+    {"merge_path", Family::merge_path, true},
+    {"crc", Family::ge_spmm, false},
+    {"cwm", Family::ge_spmm, false},
+};
+
+const JitVariant* find_jit_variant(const std::string& name) {
+  for (const JitVariant& v : kVariants)
+    if (name == v.name) return &v;
   return nullptr;
+}
+
+const JitVariant& jit_variant(const std::string& name) {
+  if (const JitVariant* v = find_jit_variant(name)) return *v;
+  throw InvalidValue("geblas::jit: " + not_compiled_reason(name));
 }
 
 // A hash of every embedded header, part of each key: a library whose kernels changed
@@ -90,8 +124,9 @@ std::string module_key(const SemiringImpl& s, const KernelSet& set, int cc) {
 }
 
 std::string translation_unit(const SemiringImpl& s, const KernelSet& set) {
-  std::string tu = std::string("#include \"") + header_of(set.variant) + "\"\n";
-  if (const char* extra = extra_header_of(set.variant)) tu += std::string("#include \"") + extra + "\"\n";
+  const JitVariant& v = jit_variant(set.variant);
+  std::string tu = std::string("#include \"") + header_of(v.family) + "\"\n";
+  if (folds_pieces(v.family)) tu += "#include \"cuda/spmm/piece_fold_kernel.cuh\"\n";
   return tu + cuda_prelude() + s.ops_struct(kOpsName);
 }
 
@@ -228,20 +263,48 @@ MemoryCache& memory_cache() {
 
 }  // namespace
 
+std::string not_compiled_reason(const std::string& variant) {
+  std::string names;
+  for (const JitVariant& v : kVariants) names += (names.empty() ? "" : ", ") + std::string(v.name);
+  const cuda::spmm::SpmmVariant* builtin = cuda::spmm::find_variant(variant);
+  bool tensor_cores = false;
+  for (const cuda::spmm::SpmmVariant* t : cuda::spmm::tf32_variants()) tensor_cores = tensor_cores || t == builtin;
+  if (tensor_cores)
+    return "variant '" + variant + "' computes plus_times on tensor cores only, so it cannot run a run-time " +
+           "semiring (the built-in geblas::semiring::plus_times reaches it; run-time semirings run: " + names + ")";
+  if (!builtin) return "there is no SpMM variant '" + variant + "' (run-time semirings run: " + names + ")";
+  return "variant '" + variant + "' is not compiled for run-time semirings (they run: " + names + ")";
+}
+
+bool is_jit_variant(const std::string& variant) { return find_jit_variant(variant) != nullptr; }
+
+KernelSet kernel_set(const std::string& variant, int vector, bool row_major) {
+  return {variant, jit_variant(variant).vectors ? vector : 1, row_major};
+}
+
 std::vector<std::string> kernel_names(const KernelSet& set) {
   const std::string v = std::to_string(set.vector), rm = set.row_major ? "true" : "false";
   const std::string args = std::string("<") + kOpsName + ", " + v + ", " + rm + ">";
-  if (set.variant == "row_split") return {std::string("&") + kNs + "row_split_kernel" + args};
-  if (set.variant == "row_group") return {std::string("&") + kNs + "row_group_kernel" + args};
-  if (set.variant == "row_pieces" || set.variant == "row_pieces_long")
-    return {std::string("&") + kNs + "row_pieces_kernel" + args,
-            std::string("&") + kNs + "fold_pieces<" + kOpsName + ", " + rm + ", " + kNs + "CutRow>"};
-  if (is_nnz_split(set.variant)) {
-    const std::string row_wise = set.variant == "nnz_split_rows_long" ? "true" : "false";
-    return {std::string("&") + kNs + "nnz::nnz_split_kernel<" + kOpsName + ", " + v + ", " + rm + ", " + row_wise + ">",
-            std::string("&") + kNs + "fold_pieces<" + kOpsName + ", " + rm + ", " + kNs + "nnz::CutRow>"};
+  const std::string ns = kNs;
+  switch (jit_variant(set.variant).family) {
+    case Family::row_split: return {"&" + ns + "row_split_kernel" + args};
+    case Family::row_group: return {"&" + ns + "row_group_kernel" + args};
+    case Family::row_pieces:
+      return {"&" + ns + "row_pieces_kernel" + args,
+              "&" + ns + "fold_pieces<" + kOpsName + ", " + rm + ", " + ns + "CutRow>"};
+    case Family::nnz_split: {
+      const std::string row_wise = set.variant == "nnz_split_rows_long" ? "true" : "false";
+      return {"&" + ns + "nnz::nnz_split_kernel<" + kOpsName + ", " + v + ", " + rm + ", " + row_wise + ">",
+              "&" + ns + "fold_pieces<" + kOpsName + ", " + rm + ", " + ns + "nnz::CutRow>"};
+    }
+    case Family::merge_path:
+      return {"&" + ns + "merge_path_kernel" + args, "&" + ns + "merge_fixup_kernel<" + kOpsName + ", " + rm + ">"};
+    case Family::ge_spmm: {
+      // the coarsening factor from the policy the built-in variant uses
+      const std::string cf = ns + (set.variant == "crc" ? "ge::CrcPolicy::coarsening" : "ge::CwmPolicy::coarsening");
+      return {"&" + ns + "ge::ge_spmm_kernel<" + kOpsName + ", " + cf + ", " + rm + ">"};
+    }
   }
-  header_of(set.variant);  // throws the error naming the variant
   return {};
 }
 
@@ -256,7 +319,7 @@ std::shared_ptr<const CompiledModule> compiled_module(const SemiringImpl& s, con
       info->cache_file = file;
     }
   };
-  header_of(set.variant);
+  jit_variant(set.variant);  // throws the error naming the variant
   const std::string key = module_key(s, set, cc);
   MemoryCache& mc = memory_cache();
   {
@@ -298,14 +361,14 @@ void clear_memory_cache() {
 }
 
 std::vector<std::string> variants() {
-  return {"row_split",      "row_group",           "row_pieces",           "row_pieces_long",
-          "nnz_split",      "nnz_split_fused",     "nnz_split_long",       "nnz_split_line",
-          "nnz_split_rows_long", "nnz_split_long_waves", "nnz_split_line_long"};
+  std::vector<std::string> out;
+  for (const detail::jit::JitVariant& v : detail::jit::kVariants) out.emplace_back(v.name);
+  return out;
 }
 
 CompileInfo compile(const Semiring& s, const std::string& variant, int cc, int vector_width, bool row_major) {
   CompileInfo info;
-  detail::jit::compiled_module(s.impl(), {variant, vector_width, row_major}, cc, &info);
+  detail::jit::compiled_module(s.impl(), detail::jit::kernel_set(variant, vector_width, row_major), cc, &info);
   return info;
 }
 

@@ -27,6 +27,17 @@ struct CompiledModule {
   std::string image;
 };
 
+// Whether run-time semirings are compiled for `variant` (a name of jit::variants()).
+bool is_jit_variant(const std::string& variant);
+// Why run-time semirings cannot run `variant` (no such variant, a tensor-core one, ...),
+// with the list of those they run: the text of the InvalidValue a forced variant gets.
+std::string not_compiled_reason(const std::string& variant);
+// The kernel set of `variant` for B and C of that layout with `vector`-wide 16-byte
+// vectors (or 1): `vector` becomes 1 for the variants whose kernels read one column per
+// lane (crc, cwm), so that every width shares one image. Throws InvalidValue
+// (not_compiled_reason) for a variant outside jit::variants().
+KernelSet kernel_set(const std::string& variant, int vector, bool row_major);
+
 // The template instances `set` needs, as name expressions over the generated ops struct.
 std::vector<std::string> kernel_names(const KernelSet& set);
 

@@ -15,9 +15,11 @@
 #include "cuda/context.cuh"
 #include "cuda/jit/compiler.hpp"
 #include "cuda/spmm/dispatcher.hpp"
-#include "cuda/spmm/ops.cuh"
+#include "cuda/spmm/ge_spmm_kernel.cuh"
+#include "cuda/spmm/merge_path_kernel.cuh"
 #include "cuda/spmm/nnz_split_kernel.cuh"
 #include "cuda/spmm/nnz_split_plan.hpp"
+#include "cuda/spmm/ops.cuh"
 #include "cuda/spmm/piece_fold_kernel.cuh"
 #include "cuda/spmm/policy/dispatch_policy.hpp"
 #include "cuda/spmm/row_group_kernel.cuh"
@@ -112,9 +114,14 @@ std::shared_ptr<const Loaded> loaded_kernels(const SemiringImpl& s, const Kernel
   return l;
 }
 
-// Every kernel launched early, as the built-in variants launch theirs (early_launch.cuh:
-// programmatic stream serialization; the kernels wait for the previous one).
-void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** args, cudaStream_t stream) {
+// The kernels that wait for the stream's previous kernel in their first instruction
+// (row_split, row_group, row_pieces, nnz_split, the fold) are launched early, as the
+// built-in variants launch them (early_launch.cuh: programmatic stream serialization);
+// the others (merge_path, its fix-up, crc, cwm) after the previous kernel, as theirs are.
+enum class Start { early, serialized };
+
+void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** args, cudaStream_t stream,
+            Start start = Start::early) {
   CUlaunchAttribute early{};
   early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   early.value.programmaticStreamSerializationAllowed = 1;
@@ -126,19 +133,13 @@ void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** arg
   config.blockDimY = config.blockDimZ = 1;
   config.hStream = reinterpret_cast<CUstream>(stream);
   config.attrs = &early;
-  config.numAttrs = 1;
+  config.numAttrs = start == Start::early ? 1 : 0;
   check_driver(driver().launch_kernel_ex(&config, f, args, nullptr), "cuLaunchKernelEx");
 }
 
 // The fold of cut rows, behind the product.
 void launch_fold(CUfunction f, unsigned gx, void** args, cudaStream_t stream) {
   launch(f, gx, 1, sp::PieceFoldPolicy::threads, args, stream);
-}
-
-bool covered(const char* variant) {
-  for (const std::string& v : ::geblas::jit::variants())
-    if (v == variant) return true;
-  return false;
 }
 
 template <class T, bool RowMajor>
@@ -152,6 +153,29 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
     void* args[] = {&op, &ops, &log_w};
     launch(l.kernels[0], sh.grid_x, sh.grid_y,
            split ? sp::RowSplitPolicy::block_threads : sp::RowGroupPolicy::block_threads, args, stream);
+    return;
+  }
+  if (set.variant == "merge_path") {
+    // the slicing and the workspace layout of the built-in merge_path (merge_path_kernel.cuh)
+    const sp::MergeSlicing sl = sp::merge_path_slicing(p.m, p.nnz, p.n, sizeof(T));
+    const sp::Workspace ws = sp::workspace_for(*p.matrix, sp::merge_path_workspace_bytes(sl, p.n, sizeof(T)));
+    auto* carry_row = static_cast<Index*>(ws.data);
+    auto* carry = reinterpret_cast<T*>(static_cast<char*>(ws.data) + sp::merge_path_carry_offset(sl.slices));
+    const sp::LaunchShape sh = sp::merge_path_shape(sl.slices, p.n, set.vector);
+    Index nnz = p.nnz, items = sl.items, slices = sl.slices;
+    int group = 1 << sh.log_w, log_group = sh.log_w;
+    void* args[] = {&op, &ops, &nnz, &items, &slices, &group, &log_group, &carry_row, &carry};
+    launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::MergePathPolicy::block_threads, args, stream, Start::serialized);
+    void* fixup_args[] = {&op, &ops, &slices, &carry_row, &carry};
+    launch(l.kernels[1], sp::merge_fixup_blocks(slices), 1, sp::MergePathPolicy::fixup_threads, fixup_args, stream,
+           Start::serialized);
+    return;
+  }
+  if (set.variant == "crc" || set.variant == "cwm") {
+    const int cf = set.variant == "crc" ? sp::ge::CrcPolicy::coarsening : sp::ge::CwmPolicy::coarsening;
+    const sp::LaunchShape sh = sp::ge::ge_spmm_shape(p.m, p.n, cf);
+    void* args[] = {&op, &ops};
+    launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::ge::GePolicy::block_threads, args, stream, Start::serialized);
     return;
   }
   sp::NnzSplitShape shape{};
@@ -216,12 +240,9 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
   const sp::SpmmVariant* v = nullptr;
   std::shared_ptr<const sp::Choice> choice;
   if (!args.variant.empty()) {
-    if (!covered(std::string(args.variant).c_str())) {
-      std::string names;
-      for (const std::string& x : ::geblas::jit::variants()) names += (names.empty() ? "" : ", ") + x;
-      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + std::string(args.variant) +
-                         "' is not compiled for run-time semirings (they have: " + names + ")");
-    }
+    if (!is_jit_variant(std::string(args.variant)))
+      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + " with " + s.name + ": " +
+                         not_compiled_reason(std::string(args.variant)));
     v = sp::find_variant(args.variant);
   } else {
     choice = sp::remembered_choice(p, "jit_spmm_choice", s.hash, [&] {
@@ -234,7 +255,7 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
         const char* why = "";
         c.variant = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
         reason = why;
-        if (!covered(c.variant->name)) {
+        if (!is_jit_variant(c.variant->name)) {
           // The variants not compiled for run-time semirings: the small-graph rules choose
           // among those that are, and the trace says so.
           reason = std::string("the rules pick ") + c.variant->name + " (" + why +
@@ -252,11 +273,11 @@ void cuda_jit_spmm(const JitSpmmArgs& args) {
   if (!v->can_implement(p, &cannot))
     throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
                        "' cannot run this problem: " + cannot);
-  const KernelSet set{v->name, vector, row_major};
+  const KernelSet set = kernel_set(v->name, vector, row_major);
   if (args.record) {
     args.record->variant.assign(v->name);
     if (choice) args.record->reason.assign(choice->reason);
-    else args.record->reason = s.name + " (run-time, V=" + std::to_string(vector) + "): forced by Options::variant";
+    else args.record->reason = s.name + " (run-time, V=" + std::to_string(set.vector) + "): forced by Options::variant";
   }
   if (p.m == 0 || p.n == 0) return;
   cuda::DeviceGuard guard(p.device);

@@ -6,7 +6,7 @@ namespace geblas::detail::cuda::spmm {
 namespace {
 bool can_implement(const SpmmProblem& p, std::string* why) { return takes_16bit(p, Takes16::none, "crc", why); }
 std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
-void run(const SpmmProblem& p, void*, cudaStream_t stream) { ge::run_ge<1>(p, stream); }
+void run(const SpmmProblem& p, void*, cudaStream_t stream) { ge::run_ge<ge::CrcPolicy::coarsening>(p, stream); }
 }  // namespace
 
 const SpmmVariant& crc_variant() {
