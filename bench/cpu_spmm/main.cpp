@@ -27,7 +27,10 @@
 // --processes K re-executes the bench K times (same arguments) and prints, per case, the
 // min / median / max over processes of the per-process medians, and their spread
 // (max / min): the timings of one process are steady, those of different processes are
-// what a user sees from run to run.
+// what a user sees from run to run. Each process also times the machine itself at its start
+// and end (machine_reference: a gather, a stream, a clock-bound loop), and the parent
+// prints how much those vary between processes, and geblas's spread once each process's
+// time is divided by its own gather reference.
 //
 // On a shared machine run it with OMP_WAIT_POLICY=passive in the environment (both
 // libraries share libgomp, which reads it once at load): with spinning idle threads the
@@ -287,6 +290,68 @@ struct Grb<double> {
 };
 #endif
 
+// What the machine itself gives this process, timed the same way as the products (median
+// of `runs`, after a warm-up), with the products' thread count: a random gather-sum over a
+// 64 MiB array (the access pattern of B's rows in an SpMM), a sequential sum over 256 MiB
+// (bandwidth) and a chain of dependent FMAs per thread (the clock). The --processes
+// parent prints how much each varies between processes beside geblas's spread: where
+// the machine varies as much, the variance is not the library's.
+struct MachineReference {
+  double gather_ms = NAN, stream_ms = NAN, fma_ms = NAN;
+};
+
+MachineReference machine_reference(int runs) {
+  const std::size_t big = std::size_t{64} << 20;  // floats: 256 MiB
+  const std::size_t table = std::size_t{16} << 20;  // floats: 64 MiB
+  const std::size_t reads = std::size_t{8} << 20;
+  std::vector<float> data(big, 1.0f);
+  std::vector<std::uint32_t> index(reads);
+  std::mt19937 rng(7);
+  for (auto& i : index) i = static_cast<std::uint32_t>(rng() % table);
+  auto median_ms = [&](auto&& f) {
+    f();
+    std::vector<double> t;
+    for (int r = 0; r < runs; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      f();
+      t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  volatile float sink = 0;
+  MachineReference m;
+  m.gather_ms = median_ms([&] {
+    float s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+    for (std::size_t k = 0; k < reads; ++k) s += data[index[k]];
+    sink = s;
+  });
+  m.stream_ms = median_ms([&] {
+    float s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+    for (std::size_t k = 0; k < big; ++k) s += data[k];
+    sink = s;
+  });
+  m.fma_ms = median_ms([&] {
+    float s = 0;
+#pragma omp parallel reduction(+ : s)
+    {
+      float x = 1.0f + 1e-7f * static_cast<float>(omp_get_thread_num());
+      for (int k = 0; k < (1 << 24); ++k) x = std::fma(x, 0.9999999f, 1e-7f);
+      s += x;
+    }
+    sink = s;
+  });
+  (void)sink;
+  return m;
+}
+
+void print_reference(const char* when, const MachineReference& m) {
+  std::printf("# machine reference (%s): gather %.3f ms, stream %.3f ms, fma %.3f ms\n", when, m.gather_ms, m.stream_ms,
+              m.fma_ms);
+}
+
 // One printed row of the table, as the --processes parent reads it back.
 struct Row {
   std::string graph, semiring;
@@ -325,13 +390,25 @@ int run_processes(int processes, int argc, char** argv) {
   }
   std::vector<std::string> order;
   std::map<std::string, std::vector<Row>> rows;
+  std::vector<MachineReference> refs;  // per process, the mean of its start and end
   for (int p = 0; p < processes; ++p) {
+    MachineReference ref_sum{0, 0, 0};
+    int ref_count = 0;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) { std::fprintf(stderr, "cannot run %s\n", cmd.c_str()); return 2; }
     char line[1024];
     while (std::fgets(line, sizeof line, pipe)) {
       if (p == 0 && line[0] == '#') std::fputs(line, stdout);
       if (std::strstr(line, "DIFFER")) { std::fputs(line, stdout); }
+      MachineReference m;
+      char when[32];
+      if (std::sscanf(line, "# machine reference (%31[^)]): gather %lf ms, stream %lf ms, fma %lf ms", when, &m.gather_ms,
+                      &m.stream_ms, &m.fma_ms) == 4) {
+        ref_sum.gather_ms += m.gather_ms;
+        ref_sum.stream_ms += m.stream_ms;
+        ref_sum.fma_ms += m.fma_ms;
+        ++ref_count;
+      }
       Row r;
       if (!parse_row(line, r)) continue;
       const std::string key = r.graph + " " + r.semiring + " " + std::to_string(r.n);
@@ -340,6 +417,8 @@ int run_processes(int processes, int argc, char** argv) {
     }
     const int rc = pclose(pipe);
     if (rc != 0) { std::fprintf(stderr, "process %d of %s failed (%d)\n", p, cmd.c_str(), rc); return 1; }
+    if (ref_count > 0)
+      refs.push_back({ref_sum.gather_ms / ref_count, ref_sum.stream_ms / ref_count, ref_sum.fma_ms / ref_count});
   }
   std::printf(
       "# %d processes; per case: geblas's per-process medians (min / median / max, spread = max / min), "
@@ -377,6 +456,35 @@ int run_processes(int processes, int argc, char** argv) {
                 *std::min_element(r.begin(), r.end()), std::exp(lg / r.size()), r.size());
   }
   std::printf("# largest between-process spread of geblas's median: %.2fx\n", worst_spread);
+  if (refs.size() == static_cast<std::size_t>(processes)) {
+    // The machine's own spread, and geblas's with each process's time divided by that
+    // process's gather reference (what is left once the machine's variation is removed).
+    const auto spread_of = [&](double MachineReference::*f) {
+      double lo = INFINITY, hi = 0;
+      for (const auto& m : refs) {
+        lo = std::min(lo, m.*f);
+        hi = std::max(hi, m.*f);
+      }
+      return hi / lo;
+    };
+    double worst_normalised = 0;
+    for (const auto& key : order) {
+      const auto& v = rows[key];
+      if (v.size() != refs.size()) continue;
+      double lo = INFINITY, hi = 0;
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        const double x = v[k].geblas / refs[k].gather_ms;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      worst_normalised = std::max(worst_normalised, hi / lo);
+    }
+    std::printf("# between-process spread of the machine reference: gather %.2fx, stream %.2fx, fma %.2fx\n",
+                spread_of(&MachineReference::gather_ms), spread_of(&MachineReference::stream_ms),
+                spread_of(&MachineReference::fma_ms));
+    std::printf("# largest between-process spread of geblas's median / the process's gather reference: %.2fx\n",
+                worst_normalised);
+  }
   return 0;
 }
 
@@ -600,6 +708,7 @@ int main(int argc, char** argv) {
               "geblas", "geblas_x1", "eigen", "eigen_xT", "graphblas", "grb_dense", "g_paired", "eigen/g", "eigen/g1",
               "eigenT/g", "grb/g", "grbD/g");
   const Settings st{ns, semirings, runs, only_geblas, with_eigen, threads};
+  print_reference("start", machine_reference(runs));
   int failures = 0;
   for (const auto& gname : graphs) {
     Csr g;
@@ -611,6 +720,7 @@ int main(int argc, char** argv) {
     if (f < 0) return 2;
     failures += f;
   }
+  print_reference("end", machine_reference(runs));
 #ifdef GEBLAS_HAVE_GRAPHBLAS
   GrB_finalize();
 #endif
