@@ -301,7 +301,7 @@ struct MachineReference {
 };
 
 MachineReference machine_reference(int runs) {
-  const std::size_t big = std::size_t{64} << 20;  // floats: 256 MiB
+  const std::size_t big = std::size_t{64} << 20;    // floats: 256 MiB
   const std::size_t table = std::size_t{16} << 20;  // floats: 64 MiB
   const std::size_t reads = std::size_t{8} << 20;
   std::vector<float> data(big, 1.0f);
@@ -402,8 +402,8 @@ int run_processes(int processes, int argc, char** argv) {
       if (std::strstr(line, "DIFFER")) { std::fputs(line, stdout); }
       MachineReference m;
       char when[32];
-      if (std::sscanf(line, "# machine reference (%31[^)]): gather %lf ms, stream %lf ms, fma %lf ms", when, &m.gather_ms,
-                      &m.stream_ms, &m.fma_ms) == 4) {
+      if (std::sscanf(line, "# machine reference (%31[^)]): gather %lf ms, stream %lf ms, fma %lf ms", when,
+                      &m.gather_ms, &m.stream_ms, &m.fma_ms) == 4) {
         ref_sum.gather_ms += m.gather_ms;
         ref_sum.stream_ms += m.stream_ms;
         ref_sum.fma_ms += m.fma_ms;

@@ -28,9 +28,7 @@ const char* launch_way_name(LaunchWay way) {
 
 cudaError_t launch_empty(LaunchWay way, cudaStream_t stream) {
   switch (way) {
-    case LaunchWay::chevrons:
-      empty_kernel<<<1, 32, 0, stream>>>();
-      return cudaGetLastError();
+    case LaunchWay::chevrons: empty_kernel<<<1, 32, 0, stream>>>(); return cudaGetLastError();
     case LaunchWay::runtime:
       return cudaLaunchKernel(reinterpret_cast<const void*>(&empty_kernel), dim3(1), dim3(32), nullptr, 0, stream);
     case LaunchWay::runtime_ex:
@@ -61,7 +59,8 @@ cudaError_t launch_empty(LaunchWay way, cudaStream_t stream) {
         function = reinterpret_cast<CUfunction>(f);
         launch = reinterpret_cast<LaunchFn>(p);
       }
-      return launch(function, 1, 1, 1, 32, 1, 1, 0, reinterpret_cast<CUstream>(stream), nullptr, nullptr) == CUDA_SUCCESS
+      return launch(function, 1, 1, 1, 32, 1, 1, 0, reinterpret_cast<CUstream>(stream), nullptr, nullptr) ==
+                     CUDA_SUCCESS
                  ? cudaSuccess
                  : cudaErrorLaunchFailure;
     }

@@ -46,8 +46,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "geblas/detail/spmm_variants.hpp"
 #include "cusparse_ref.hpp"
+#include "geblas/detail/spmm_variants.hpp"
 #include "geblas/geblas.hpp"
 #include "graphs.hpp"
 #include "launch_floor.hpp"
@@ -514,8 +514,9 @@ void host_overhead(const Args& args, const std::vector<Graph>& graphs, cudaStrea
   for (LaunchWay way : launch_ways)
     std::printf("- %s: %.2f / %.2f\n", launch_way_name(way), floor[way].median, floor[way].p90);
   std::printf("\n");
-  std::printf("| graph | nnz | N | variant | host us, GPU idle (median / p90) | forced variant, host us (median / p90) "
-              "| back-to-back us per call | GPU us per call (events) |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| graph | nnz | N | variant | host us, GPU idle (median / p90) | forced variant, host us (median / p90) "
+      "| back-to-back us per call | GPU us per call (events) |\n|---|---|---|---|---|---|---|---|\n");
   auto run = [&](const Graph& g) {
     const SparseMatrix<float> A = g.host.to(gpu);
     for (Index n : {args.ns.front(), args.ns.back()}) {

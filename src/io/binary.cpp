@@ -4,6 +4,7 @@
 // text; any truncation, corruption or inconsistency is a ParseError (docs/FORMATS.md).
 #include <zlib.h>
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -13,7 +14,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 #include <type_traits>
 #include <vector>
 
@@ -206,7 +206,8 @@ SparseStorage checked_and_converted(SparseStorage s, TypeId type, Index first_en
     // bool bytes must be 0 or 1 before they are read as bool.
     const auto* raw = static_cast<const unsigned char*>(s.values.data());
     for (Index k = 0; k < s.nvals; ++k)
-      if (raw[k] > 1) throw bad("bool value byte " + std::to_string(raw[k]) + " at entry " + std::to_string(first_entry + k));
+      if (raw[k] > 1)
+        throw bad("bool value byte " + std::to_string(raw[k]) + " at entry " + std::to_string(first_entry + k));
   }
   if (stored_type == type) return s;
   // A different type: convert each value, refusing any the target cannot hold.
@@ -327,7 +328,8 @@ SparseStorage read_binary_rows(const std::string& path, TypeId type, Index begin
   if (row_counts) {
     row_counts->resize(static_cast<std::size_t>(nrows));
     for (Index i = 0; i < nrows; ++i)
-      (*row_counts)[static_cast<std::size_t>(i)] = offsets[static_cast<std::size_t>(i + 1)] - offsets[static_cast<std::size_t>(i)];
+      (*row_counts)[static_cast<std::size_t>(i)] =
+          offsets[static_cast<std::size_t>(i + 1)] - offsets[static_cast<std::size_t>(i)];
   }
   const Index lo = offsets[static_cast<std::size_t>(begin - first_row)];
   const Index hi = offsets[static_cast<std::size_t>(end - first_row)];

@@ -872,8 +872,9 @@ TEST_CASE("dist exchange by peer copies: a message of another size, or without i
 
 TEST_CASE("dist read_binary: each rank reads its rows of a binary file", "[dist][io]") {
   const auto A = random_matrix(203, 150, 5, 61, false);
-  const auto path = (std::filesystem::temp_directory_path() /
-                     ("geblas-dist-" + std::to_string(::getpid()) + "-binary-rows.bin")).string();
+  const auto path =
+      (std::filesystem::temp_directory_path() / ("geblas-dist-" + std::to_string(::getpid()) + "-binary-rows.bin"))
+          .string();
   io::write_binary(path, A);
   const int p = std::min(3, disttest::max_ranks());
   const Communicator comm = disttest::communicator(p);

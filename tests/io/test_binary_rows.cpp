@@ -152,6 +152,7 @@ TEST_CASE("row-range binary reader: bad ranges and damaged files are errors", "[
   refused_checksum(elsewhere);
   const float other = 7.0f;
   const std::string value = damaged(cols_at + 6 * 4 + 2 * 4, &other, 4);  // entry 2's value
-  CHECK(part<float>(value, 1, 2, nullptr, false).extract_tuples() == std::vector<Tuple<float>>{{0, 0, 2.0f}, {0, 4, 7.0f}});
+  CHECK(part<float>(value, 1, 2, nullptr, false).extract_tuples() ==
+        std::vector<Tuple<float>>{{0, 0, 2.0f}, {0, 4, 7.0f}});
   refused_checksum(value);
 }

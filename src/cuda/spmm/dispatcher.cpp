@@ -51,8 +51,16 @@ struct ChoiceList {
 std::shared_ptr<const Choice> remembered_choice(const SpmmProblem& p, const std::string& cache_name,
                                                 std::uint64_t semiring_key, const std::function<Choice()>& decide) {
   const auto address = [](const void* x) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(x) % 16); };
-  const ChoiceKey key{p.n,           p.type,        semiring_key,  p.accumulate,  p.allow_tf32,
-                      p.b_row_stride, p.b_col_stride, p.c_row_stride, p.c_col_stride, address(p.B) | address(p.C)};
+  const ChoiceKey key{p.n,
+                      p.type,
+                      semiring_key,
+                      p.accumulate,
+                      p.allow_tf32,
+                      p.b_row_stride,
+                      p.b_col_stride,
+                      p.c_row_stride,
+                      p.c_col_stride,
+                      address(p.B) | address(p.C)};
   auto list = derived<ChoiceList>(*p.matrix, cache_name, [] { return ChoiceList{}; });
   ChoiceList::State& st = *list->state;
   {
@@ -187,8 +195,9 @@ void mxm_sparse_dense(const SpmmArgs& args) {
   if (args.record) {
     args.record->variant.assign(v->name);
     if (choice) args.record->reason.assign(choice->reason);
-    else args.record->reason.assign(args.accumulate ? "forced by Options::variant, fused accumulate"
-                                                    : "forced by Options::variant");
+    else
+      args.record->reason.assign(args.accumulate ? "forced by Options::variant, fused accumulate"
+                                                 : "forced by Options::variant");
   }
   if (p.m == 0 || p.n == 0) return;
   DeviceGuard guard(p.device);

@@ -34,8 +34,7 @@ struct Choice {
 // allow_tf32, B's and C's layouts and 16-byte alignment. Deciding formats the reason,
 // which a loop of small products should not pay on every call.
 std::shared_ptr<const Choice> remembered_choice(const SpmmProblem& p, const std::string& cache_name,
-                                                std::uint64_t semiring_key,
-                                                const std::function<Choice()>& decide);
+                                                std::uint64_t semiring_key, const std::function<Choice()>& decide);
 
 // Scratch for one launch of a variant on A (its workspace_bytes), valid until the
 // Workspace is destroyed: A's cached buffer on geblas's own stream (locked until then, so
