@@ -39,7 +39,7 @@
 //
 // usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
 //                       [--semirings plus_times,max_times,min_plus] [--runs 5]
-//                       [--eigen 0] [--processes K] [--type float|double]
+//                       [--eigen 0] [--processes K] [--type float|double] [--warmup-s 3]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -345,6 +345,25 @@ MachineReference machine_reference(int runs) {
   });
   (void)sink;
   return m;
+}
+
+// Keeps every thread busy for `seconds` before anything is timed: on the build VM a
+// clock-bound loop ran 1.25-1.35x slower in a process's first seconds than later
+// (docs/notes/runs/2026-11-28-cpu-spmm-quiet.md), which the first cases of a process would
+// otherwise see as a slower library.
+void warm_up(double seconds) {
+  if (seconds <= 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  float total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    float x = 1.0f;
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds)
+      for (int k = 0; k < (1 << 16); ++k) x = std::fma(x, 0.9999999f, 1e-7f);
+    total += x;
+  }
+  volatile float sink = total;  // keeps the loop
+  (void)sink;
 }
 
 void print_reference(const char* when, const MachineReference& m) {
@@ -663,6 +682,7 @@ int main(int argc, char** argv) {
   bool only_geblas = false;  // --only-geblas 1: skip Eigen and GraphBLAS (for tuning runs)
   bool with_eigen = true;    // --eigen 0: skip Eigen and geblas on one thread
   int processes = 0;
+  double warmup_s = 3;  // --warmup-s: every thread busy this long before the first timing (warm_up)
   std::string type = "float";
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a], value = argv[a + 1];
@@ -674,6 +694,7 @@ int main(int argc, char** argv) {
     else if (key == "--eigen") with_eigen = value != "0";
     else if (key == "--processes") processes = std::stoi(value);
     else if (key == "--type") type = value;
+    else if (key == "--warmup-s") warmup_s = std::stod(value);
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
       return 2;
@@ -708,6 +729,7 @@ int main(int argc, char** argv) {
               "geblas", "geblas_x1", "eigen", "eigen_xT", "graphblas", "grb_dense", "g_paired", "eigen/g", "eigen/g1",
               "eigenT/g", "grb/g", "grbD/g");
   const Settings st{ns, semirings, runs, only_geblas, with_eigen, threads};
+  warm_up(warmup_s);
   print_reference("start", machine_reference(runs));
   int failures = 0;
   for (const auto& gname : graphs) {
