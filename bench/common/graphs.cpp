@@ -1,11 +1,13 @@
-// The generators are bench_spmm's original ones, moved here unchanged (same random
-// streams), so earlier bench numbers stay about the same graphs.
+// The generators of the benches' synthetic graphs (uniform: bench_spmm's original, same
+// random stream; R-MAT: see rmat_csr).
 #include "graphs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "geblas/error.hpp"
 
@@ -58,30 +60,84 @@ SparseMatrix<float> uniform_csr(Index rows, Index nnz, std::uint64_t seed) {
   return SparseMatrix<float>::from_csr(rows, rows, ro, ci, v);
 }
 
+// R-MAT (a, b, c, d = 0.57, 0.19, 0.19, 0.05), ids not permuted, duplicates merged. The
+// edges are drawn in fixed chunks of 2^20, each from its own stream seeded by (seed,
+// chunk), so the graph depends on the seed alone, not on the thread count, and scale 24
+// and up is generated in seconds on the bench machines' cores. (Before 2026-11-28 one
+// stream drew every edge: the graphs of earlier runs are other instances of the same
+// distribution.)
 SparseMatrix<float> rmat_csr(int scale, int edge_factor, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
   const Index n = Index{1} << scale;
-  const Index edges = n * edge_factor;
-  std::vector<std::uint64_t> keys(static_cast<std::size_t>(edges));
-  for (auto& key : keys) {
-    std::uint64_t r = 0, c = 0;
-    for (int b = 0; b < scale; ++b) {
-      const double x = u(rng);
-      const int q = x < 0.57 ? 0 : x < 0.76 ? 1 : x < 0.95 ? 2 : 3;
-      r = (r << 1) | static_cast<std::uint64_t>(q >> 1);
-      c = (c << 1) | static_cast<std::uint64_t>(q & 1);
+  const std::size_t edges = static_cast<std::size_t>(n) * static_cast<std::size_t>(edge_factor);
+  constexpr std::size_t chunk = std::size_t{1} << 20;
+  const std::size_t chunks = (edges + chunk - 1) / chunk;
+  // Buckets by the row's top bits, so that each bucket is sorted on its own.
+  const int bucket_bits = std::min(scale, 10);
+  const std::size_t buckets = std::size_t{1} << bucket_bits;
+  const int shift = 32 + scale - bucket_bits;
+  std::vector<std::uint64_t> keys(edges);
+  std::vector<std::size_t> counts(chunks * buckets, 0);  // per chunk, per bucket
+  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64u));
+  auto parallel = [&](std::size_t items, auto&& body) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < items;) body(i);
+      });
+    for (auto& t : pool) t.join();
+  };
+  parallel(chunks, [&](std::size_t ch) {
+    std::seed_seq ss{seed, static_cast<std::uint64_t>(ch)};
+    std::mt19937_64 rng(ss);
+    std::uniform_real_distribution<double> u(0, 1);
+    const std::size_t b = ch * chunk, e = std::min(edges, b + chunk);
+    for (std::size_t k = b; k < e; ++k) {
+      std::uint64_t r = 0, c = 0;
+      for (int bit = 0; bit < scale; ++bit) {
+        const double x = u(rng);
+        const int q = x < 0.57 ? 0 : x < 0.76 ? 1 : x < 0.95 ? 2 : 3;
+        r = (r << 1) | static_cast<std::uint64_t>(q >> 1);
+        c = (c << 1) | static_cast<std::uint64_t>(q & 1);
+      }
+      keys[k] = (r << 32) | c;
+      ++counts[ch * buckets + (keys[k] >> shift)];
     }
-    key = (r << 32) | c;
+  });
+  // scatter into bucket order: offsets by (bucket, chunk)
+  std::vector<std::size_t> at(chunks * buckets), bucket_begin(buckets + 1, 0);
+  std::size_t total = 0;
+  for (std::size_t bk = 0; bk < buckets; ++bk) {
+    bucket_begin[bk] = total;
+    for (std::size_t ch = 0; ch < chunks; ++ch) {
+      at[ch * buckets + bk] = total;
+      total += counts[ch * buckets + bk];
+    }
   }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  bucket_begin[buckets] = total;
+  std::vector<std::uint64_t> sorted(edges);
+  parallel(chunks, [&](std::size_t ch) {
+    std::size_t* pos = &at[ch * buckets];
+    for (std::size_t k = ch * chunk, e = std::min(edges, k + chunk); k < e; ++k) sorted[pos[keys[k] >> shift]++] = keys[k];
+  });
+  keys = {};
+  std::vector<std::size_t> kept(buckets, 0);
+  parallel(buckets, [&](std::size_t bk) {
+    auto b = sorted.begin() + static_cast<std::ptrdiff_t>(bucket_begin[bk]);
+    auto e = sorted.begin() + static_cast<std::ptrdiff_t>(bucket_begin[bk + 1]);
+    std::sort(b, e);
+    kept[bk] = static_cast<std::size_t>(std::unique(b, e) - b);
+  });
   std::vector<Index> ro(static_cast<std::size_t>(n + 1), 0);
-  std::vector<ColIndex> ci(keys.size());
-  for (std::size_t e = 0; e < keys.size(); ++e) {
-    ro[static_cast<std::size_t>((keys[e] >> 32) + 1)]++;
-    ci[e] = static_cast<ColIndex>(keys[e] & 0xffffffffu);
-  }
+  std::size_t nnz = 0;
+  for (std::size_t bk = 0; bk < buckets; ++bk) nnz += kept[bk];
+  std::vector<ColIndex> ci(nnz);
+  std::size_t e = 0;
+  for (std::size_t bk = 0; bk < buckets; ++bk)
+    for (std::size_t k = bucket_begin[bk]; k < bucket_begin[bk] + kept[bk]; ++k, ++e) {
+      ro[static_cast<std::size_t>((sorted[k] >> 32) + 1)]++;
+      ci[e] = static_cast<ColIndex>(sorted[k] & 0xffffffffu);
+    }
   for (Index i = 0; i < n; ++i) ro[static_cast<std::size_t>(i + 1)] += ro[static_cast<std::size_t>(i)];
   std::vector<float> v(ci.size(), 1.0f);
   return SparseMatrix<float>::from_csr(n, n, ro, ci, v);

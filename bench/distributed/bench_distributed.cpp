@@ -12,11 +12,15 @@
 //
 //   bench_distributed [--graphs=rmat:22:16,uniform:4194304:67108864] [--n=64,128,256,512]
 //                     [--gpus=2] [--reps=5] [--budget-s=300] [--pagerank-iters=20]
-//                     [--project=4,8,64] [--p2p=auto|nccl|peer[,...]]
+//                     [--project=4,8,64] [--p2p=auto|nccl|peer[,...]] [--row-cost=0[,...]]
 // --p2p lists the point-to-point transfers of the distributed runs (CommOptions::
 // point_to_point; default auto): every listed one gets its communicator and its rows,
 // timed in turn within each repetition, so that one run compares NCCL's send / recv with
 // peer copies; the last column names the communicator (nccl, nccl+peer).
+// --row-cost lists Partition::balanced's row costs (default 0: nnz-balanced): each gets
+// its own split of A, C and B, run beside the others (the last column names it). After
+// each SpMM row, one more product per exchange is timed by phase on the devices
+// (DistMxmOptions::timings: packing, owned product, transfers, wait, remote product).
 // --project lists rank counts for which the rows each rank would receive are counted on
 // the host (host transport, one product with N = 1, no GPU needed): the input of the
 // extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands do not fit runs
@@ -51,6 +55,7 @@ struct Args {
   int gpus = 2, reps = 5, pagerank_iters = 20;
   std::vector<Index> project;
   std::vector<dist::PointToPoint> p2p{dist::PointToPoint::automatic};
+  std::vector<Index> row_costs{0};  // Partition::balanced's row_cost, one run each
   double budget_s = 300;
 };
 
@@ -189,6 +194,7 @@ int main(int argc, char** argv) {
     else if (s.rfind("--reps=", 0) == 0) a.reps = std::stoi(val("--reps="));
     else if (s.rfind("--budget-s=", 0) == 0) a.budget_s = std::stod(val("--budget-s="));
     else if (s.rfind("--project=", 0) == 0) a.project = parse_list(val("--project="));
+    else if (s.rfind("--row-cost=", 0) == 0) a.row_costs = parse_list(val("--row-cost="));
     else if (s.rfind("--pagerank-iters=", 0) == 0) a.pagerank_iters = std::stoi(val("--pagerank-iters="));
     else if (s.rfind("--p2p=", 0) == 0) {
       const auto p = parse_p2p(val("--p2p="));
@@ -249,22 +255,37 @@ int main(int argc, char** argv) {
                   double(st.halo_rows) / (double(p - 1) * double(H.ncols())), double(st.halo_rows) * 256 * 4);
     }
     if (comms.empty()) continue;
+    // one configuration per (transport, row cost of the split); the last column names it
     std::vector<dist::DistSparseMatrix<float>> dAs;
-    for (const auto& comm : comms) dAs.push_back(dist::DistSparseMatrix<float>::scatter(comm, H));
-    const std::size_t T = comms.size();
+    std::vector<const dist::Communicator*> cc;
+    std::vector<std::string> label;
+    const std::vector<Index> offsets = H.row_offsets();
+    for (const auto& comm : comms)
+      for (Index rc : a.row_costs) {
+        const auto split = dist::Partition::balanced(offsets, comm.size(), rc);
+        dAs.push_back(dist::DistSparseMatrix<float>::scatter(comm, H, split));
+        cc.push_back(&comm);
+        label.push_back(comm.name() + (a.row_costs.size() > 1 || rc != 0 ? " row_cost=" + std::to_string(rc) : ""));
+        std::printf("# %s: rows per rank", label.back().c_str());
+        for (int r = 0; r < split.parts(); ++r)
+          std::printf(" %lld (%lld entries)", static_cast<long long>(split.count(r)),
+                      static_cast<long long>(offsets[static_cast<std::size_t>(split.end(r))] -
+                                             offsets[static_cast<std::size_t>(split.begin(r))]));
+        std::printf("\n");
+      }
+    const std::size_t T = dAs.size();
     std::optional<SparseMatrix<float>> A1opt;
     try {
       A1opt = H.to(Device::cuda(0));
     } catch (const OutOfMemory&) {
       std::printf("# %s does not fit on one GPU: distributed runs only\n", g.name.c_str());
     }
-    const dist::Partition& rows = dAs[0].partition();  // the same nnz-balanced split on every communicator
     for (Index N : a.widths) {
       if (over_budget()) { std::printf("# budget spent: %s N=%lld not started\n", g.name.c_str(), static_cast<long long>(N)); break; }
       if (!A1opt) {
         for (std::size_t c = 0; c < T; ++c) {
           try {
-            run_dist_only(comms[c], dAs[c], N, a, g.name);
+            run_dist_only(*cc[c], dAs[c], N, a, g.name);
           } catch (const OutOfMemory& e) {
             std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
           }
@@ -276,9 +297,9 @@ int main(int argc, char** argv) {
         const auto B1 = DenseMatrix<float>::random(H.ncols(), N, Device::cuda(0), 7);
         DenseMatrix<float> C1(n, N, Device::cuda(0));
         std::vector<dist::DistDenseMatrix<float>> dBs, dCs;
-        for (const auto& comm : comms) {
-          dBs.push_back(distribute(comm, rows, B1));
-          dCs.emplace_back(comm, rows, N);
+        for (std::size_t c = 0; c < T; ++c) {
+          dBs.push_back(distribute(*cc[c], dAs[c].partition(), B1));
+          dCs.emplace_back(*cc[c], dAs[c].partition(), N);
         }
         std::vector<double> ts, te;
         std::vector<std::vector<double>> tr(T), tg(T);
@@ -314,8 +335,21 @@ int main(int argc, char** argv) {
               "%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s,%s\n", g.name.c_str(), static_cast<long long>(N),
               median(ts), median(te), median(tr[c]), median(tg[c]), median(ts) / median(tr[c]),
               median(ts) / median(tg[c]), static_cast<unsigned long long>(srows[c].bytes_sent),
-              static_cast<unsigned long long>(sall[c].bytes_sent), ok[c] ? "ok" : "WRONG", comms[c].name().c_str());
+              static_cast<unsigned long long>(sall[c].bytes_sent), ok[c] ? "ok" : "WRONG", label[c].c_str());
         }
+        // where the time goes: one more product of each exchange, timed by phase on the devices
+        for (std::size_t c = 0; c < T; ++c)
+          for (const auto ex : {dist::Exchange::rows, dist::Exchange::allgather}) {
+            const auto st = dist::mxm(dCs[c], dAs[c], dBs[c], semiring::plus_times<float>{},
+                                      {.exchange = ex, .timings = true});
+            for (const auto& r : st.times)
+              std::printf("# phases %s N=%lld %s %s rank %d: pack %.3f, owned product %.3f, transfers %.3f "
+                          "(%.0f GB/s sent), waited %.3f, remote product %.3f ms\n",
+                          g.name.c_str(), static_cast<long long>(N), ex == dist::Exchange::rows ? "rows" : "allgather",
+                          label[c].c_str(), r.rank, r.pack_ms, r.local_ms, r.transfer_ms,
+                          r.transfer_ms > 0 ? double(st.bytes_sent) / double(st.times.size()) / r.transfer_ms / 1e6 : 0.0,
+                          r.wait_ms, r.remote_ms);
+          }
         std::fflush(stdout);
       } catch (const OutOfMemory& e) {
         std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
@@ -350,9 +384,9 @@ int main(int argc, char** argv) {
     step1();
     const double t1 = wall_ms(a.gpus, [&] { for (int it = 0; it < a.pagerank_iters; ++it) step1(); }) / a.pagerank_iters;
     for (std::size_t c = 0; c < T; ++c) {
-      const auto& comm = comms[c];
-      auto dx = distribute(comm, rows, x0);
-      dist::DistDenseMatrix<float> dy(comm, rows, 1);
+      const auto& comm = *cc[c];
+      auto dx = distribute(comm, dAs[c].partition(), x0);
+      dist::DistDenseMatrix<float> dy(comm, dAs[c].partition(), 1);
       dist::ExchangeStats spr;
       auto stepd = [&] {
         spr = dist::mxm(dy, dAs[c], dx, semiring::plus_times<float>{});
@@ -372,7 +406,7 @@ int main(int argc, char** argv) {
       const bool ok = check(dx, x1, false, "pagerank x");
       failures += ok ? 0 : 1;
       std::printf("%s,pagerank_step,1,%.3f,,%.3f,,%.2f,,%llu,,%s,%s\n", g.name.c_str(), t1, td, t1 / td,
-                  static_cast<unsigned long long>(spr.bytes_sent), ok ? "ok" : "WRONG", comm.name().c_str());
+                  static_cast<unsigned long long>(spr.bytes_sent), ok ? "ok" : "WRONG", label[c].c_str());
     }
     // The whole algorithm: algo::pagerank (one fused pass per iteration on one GPU) against
     // dist::pagerank, both for a fixed number of iterations (tolerance 0), per iteration.
@@ -396,7 +430,7 @@ int main(int argc, char** argv) {
         pok[c] = err < 1e-5;
         failures += pok[c] ? 0 : 1;
         std::printf("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e),%s\n", g.name.c_str(), p1, pdms,
-                    p1 / pdms, pok[c] ? "ok" : "WRONG", err, comms[c].name().c_str());
+                    p1 / pdms, pok[c] ? "ok" : "WRONG", err, label[c].c_str());
       }
       // Per iteration without the set-up and the final normalisation of a call: the
       // difference between runs of 2 x and 1 x the iterations, divided by the
@@ -420,7 +454,7 @@ int main(int argc, char** argv) {
       if (!m1.empty())
         for (std::size_t c = 0; c < T; ++c)
           std::printf("%s,pagerank_iteration,1,%.3f,,%.3f,,%.2f,,,,%s,%s\n", g.name.c_str(), median(m1), median(md[c]),
-                      median(m1) / median(md[c]), pok[c] ? "ok" : "WRONG", comms[c].name().c_str());
+                      median(m1) / median(md[c]), pok[c] ? "ok" : "WRONG", label[c].c_str());
     }
     // BFS from 4 sources: algo::bfs (the direction-optimising traversal, one per source)
     // against dist::bfs (one min.second product with N = 4 per level); exact check.
@@ -436,7 +470,7 @@ int main(int argc, char** argv) {
         const bool bok = lev1 == rb->levels.gather().to_row_major() && par1 == rb->parents.gather().to_row_major();
         failures += bok ? 0 : 1;
         std::printf("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d),%s\n", g.name.c_str(), sources.size(), t1b, tdb,
-                    t1b / tdb, bok ? "ok" : "WRONG", rb->depth, comms[c].name().c_str());
+                    t1b / tdb, bok ? "ok" : "WRONG", rb->depth, label[c].c_str());
       }
     }
     std::fflush(stdout);

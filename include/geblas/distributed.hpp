@@ -100,7 +100,11 @@ struct GEBLAS_API Partition {
   static Partition even(Index n, int parts);
   // Split rows so that every part holds about nnz / parts entries (a lower bound on the
   // prefix sum of row lengths); `row_offsets` is a CSR offset array of n + 1 entries.
-  static Partition balanced(const std::vector<Index>& row_offsets, int parts);
+  // With `row_cost` > 0 a row counts as that many entries more (its write of C and its
+  // scheduling cost as much as some entries' reads of B): the parts then balance
+  // nnz + row_cost x rows, which moves rows from the parts of many short rows to the
+  // parts of few long ones.
+  static Partition balanced(const std::vector<Index>& row_offsets, int parts, Index row_cost = 0);
 
   int parts() const { return static_cast<int>(offsets.size()) - 1; }
   Index size() const { return offsets.empty() ? 0 : offsets.back(); }
@@ -116,6 +120,15 @@ struct ExchangeStats {
   std::uint64_t bytes_sent = 0;  // B rows sent over the transport
   std::uint64_t messages = 0;    // non-empty point-to-point sends
   std::uint64_t halo_rows = 0;   // rows of B received (with duplicates across ranks)
+  // Where the time of one product went, per local rank, from events on the devices
+  // (filled only with DistMxmOptions::timings; empty on the host transport). `transfer`
+  // runs beside `local`; `wait` is how long the rank's stream waited for its receives
+  // after its own work was done.
+  struct RankTimes {
+    int rank = 0;
+    double pack_ms = 0, local_ms = 0, transfer_ms = 0, wait_ms = 0, remote_ms = 0;
+  };
+  std::vector<RankTimes> times;
 };
 
 enum class Exchange {
@@ -130,6 +143,9 @@ struct DistMxmOptions {
   // exchange. `any_second` always runs without overlap: its add keeps the first operand,
   // so accumulating two partial products would not equal one product.
   bool overlap = true;
+  // Time the phases of the product on every device (ExchangeStats::times). The product
+  // then ends with a wait for the devices: for benches and tuning, not for pipelines.
+  bool timings = false;
 };
 
 namespace detail {

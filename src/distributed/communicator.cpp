@@ -78,6 +78,11 @@ std::vector<std::vector<std::vector<std::int64_t>>> local_alltoall(
 
 }  // namespace detail
 
+void detail::Transport::start_gathers(const std::vector<std::vector<detail::Gather>>&, std::size_t) {
+  throw NotImplemented("dist exchange: the " + name() +
+                       " transport has no gathers (its ranks cannot read each other's memory)");
+}
+
 Communicator Communicator::host(int nranks) {
   if (nranks < 1) throw InvalidValue("Communicator::host: " + std::to_string(nranks) + " ranks (needs at least 1)");
   return Communicator(std::make_shared<detail::HostTransport>(nranks));
@@ -121,18 +126,27 @@ Partition Partition::even(Index n, int parts) {
   return Partition(std::move(o));
 }
 
-Partition Partition::balanced(const std::vector<Index>& row_offsets, int parts) {
+Partition Partition::balanced(const std::vector<Index>& row_offsets, int parts, Index row_cost) {
   if (parts < 1 || row_offsets.empty()) throw InvalidValue("Partition::balanced: needs parts >= 1 and n + 1 row offsets");
+  if (row_cost < 0) throw InvalidValue("Partition::balanced: row_cost must be >= 0, not " + std::to_string(row_cost));
   const Index n = static_cast<Index>(row_offsets.size()) - 1;
-  const Index nnz = row_offsets.back();
+  // the cost of rows [0, i): their entries plus row_cost each; non-decreasing in i
+  auto cost = [&](Index i) { return row_offsets[static_cast<std::size_t>(i)] + row_cost * i; };
+  const Index total = cost(n);
   std::vector<Index> o(static_cast<std::size_t>(parts) + 1, n);
   o[0] = 0;
   for (int r = 1; r < parts; ++r) {
-    // first row whose prefix reaches r/parts of the entries; rows break ties by count
-    // so that a matrix without entries still splits its rows evenly
-    const Index target = nnz * r / parts;
-    Index i = std::lower_bound(row_offsets.begin(), row_offsets.end(), target) - row_offsets.begin();
-    if (nnz == 0) i = n * r / parts;
+    // first row whose prefix reaches r/parts of the cost; rows break ties by count so
+    // that a matrix without entries (and no row cost) still splits its rows evenly
+    const Index target = total * r / parts;
+    Index lo = 0, hi = n;
+    while (lo < hi) {
+      const Index mid = lo + (hi - lo) / 2;
+      if (cost(mid) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    Index i = lo;
+    if (total == 0) i = n * r / parts;
     o[static_cast<std::size_t>(r)] = std::clamp(i, o[static_cast<std::size_t>(r) - 1], n);
   }
   return Partition(std::move(o));

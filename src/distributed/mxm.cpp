@@ -178,6 +178,20 @@ ExchangePlan build_plan(const DistSparse& A, const Partition& bp) {
     rp.pack = placed(gd::adopt_csr(rp.send_total, rp.own_count, gd::host_buffer_from(o), gd::host_buffer_from(cols),
                                    std::move(v), A.type, Device::cpu()),
                      dev);
+    if (t.gathers()) {
+      // what this rank receives, by owner, in the owner's row numbering
+      const auto& mine = lists[static_cast<std::size_t>(k)];
+      rp.gather_index.resize(static_cast<std::size_t>(t.size()));
+      for (int q = 0; q < t.size(); ++q) {
+        const auto& cols_q = mine[static_cast<std::size_t>(q)];
+        if (cols_q.empty()) continue;
+        std::vector<std::int32_t> idx(cols_q.size());
+        for (std::size_t i = 0; i < cols_q.size(); ++i) idx[i] = static_cast<std::int32_t>(cols_q[i] - bp.begin(q));
+        gd::RawBuffer& b = rp.gather_index[static_cast<std::size_t>(q)];
+        b = gd::RawBuffer(idx.size() * sizeof(std::int32_t), dev);
+        gd::copy_bytes(b.data(), dev, idx.data(), Device::cpu(), b.bytes());
+      }
+    }
     Split& s = splits[static_cast<std::size_t>(k)];
     rp.local = placed(std::move(s.local), dev);
     rp.remote = placed(std::move(s.remote), dev);
@@ -207,6 +221,47 @@ void block_product(gd::DenseStorage& C, const gd::SparseStorage& A, const gd::De
   if (C.nrows == 0 || C.ncols == 0) return;
   gd::mxm(C, A, B, s, o);
 }
+
+// The phases of one product on every local rank (DistMxmOptions::timings): five marks
+// per rank on its geblas stream (start, packed, owned product queued, receives in,
+// remote product done), read after the product with one wait per device.
+class PhaseMarks {
+ public:
+  PhaseMarks(Transport& t, bool on) : t_(t), on_(on) {
+    if (on_) t_.set_timing(true);
+  }
+  ~PhaseMarks() {
+    if (on_) t_.set_timing(false);
+  }
+  PhaseMarks(const PhaseMarks&) = delete;
+  PhaseMarks& operator=(const PhaseMarks&) = delete;
+  void mark(std::size_t k) {
+    if (on_) t_.mark(static_cast<int>(k));
+  }
+  void mark_all() {
+    for (std::size_t k = 0; k < t_.local_ranks().size(); ++k) mark(k);
+  }
+  void read(ExchangeStats& stats) {
+    if (!on_) return;
+    const Transport::Timeline tl = t_.timeline();
+    for (std::size_t k = 0; k < tl.marks_ms.size(); ++k) {
+      const auto& m = tl.marks_ms[k];  // from the first mark: packed, local, received, remote
+      if (m.size() != 4) continue;
+      ExchangeStats::RankTimes r;
+      r.rank = t_.local_ranks()[k];
+      r.pack_ms = m[0];
+      r.local_ms = m[1] - m[0];
+      r.wait_ms = m[2] - m[1];
+      r.remote_ms = m[3] - m[2];
+      r.transfer_ms = tl.transfer_ms.at(k);
+      stats.times.push_back(r);
+    }
+  }
+
+ private:
+  Transport& t_;
+  bool on_;
+};
 
 }  // namespace
 
@@ -355,17 +410,24 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
   const std::size_t row_bytes = static_cast<std::size_t>(N) * size_of(B.type);
   std::lock_guard<std::mutex> lock(A.plans->mutex);
 
+  PhaseMarks marks(t, o.timings);
   if (o.exchange == Exchange::allgather) {
+    // no packing and no owned product before the transfers: three marks at once
+    for (int m = 0; m < 3; ++m) marks.mark_all();
     auto& buffers = A.plans->full_by_b_partition[B.rows.offsets];
     std::vector<gd::DenseStorage*> full = allgather_rows(B, &stats, buffers);
+    marks.mark_all();
     agree(t, where, [&](int k) {
       block_product(C.parts[static_cast<std::size_t>(k)], A.parts[static_cast<std::size_t>(k)], *full[static_cast<std::size_t>(k)], s, {});
+      marks.mark(static_cast<std::size_t>(k));
     });
+    marks.read(stats);
     return stats;
   }
 
   ExchangePlan& plan = exchange_plan(A, B.rows);
   const bool combined = !o.overlap || s == SemiringId::any_second;
+  const bool gather = t.gathers();
 
   std::vector<gd::DenseStorage*> packed(locals.size()), received(locals.size());
   agree(t, where, [&](int k) {
@@ -373,19 +435,42 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     RankPlan& rp = plan.ranks[static_cast<std::size_t>(k)];
     const Device dev = t.device(r);
     if (combined) combined_block(rp, dev);
-    packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, B.type, dev, r, "send");
+    marks.mark(static_cast<std::size_t>(k));
+    if (!gather) packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, B.type, dev, r, "send");
     received[static_cast<std::size_t>(k)] =
         &buffer_for(rp.received, N, rp.halo + (combined ? rp.own_count : 0), B.type, dev, r, "receive");
-    // pack the rows others need; in the combined layout, put the owned rows first
-    if (rp.send_total > 0 && N > 0)
+    // pack the rows others need (unless they gather them); in the combined layout, put
+    // the owned rows first
+    if (!gather && rp.send_total > 0 && N > 0)
       gd::mxm(*packed[static_cast<std::size_t>(k)], rp.pack, B.parts[static_cast<std::size_t>(k)], SemiringId::any_second, {});
     if (combined)
       gd::copy_bytes(received[static_cast<std::size_t>(k)]->data.data(), dev, B.parts[static_cast<std::size_t>(k)].data.data(), dev,
                      static_cast<std::size_t>(rp.own_count) * row_bytes);
+    marks.mark(static_cast<std::size_t>(k));
   });
 
-  std::vector<RankTransfers> tr(locals.size());
-  for (std::size_t k = 0; k < locals.size(); ++k) {
+  if (gather) {
+    // each rank reads the rows it needs from their owners' B
+    std::vector<std::vector<Gather>> gs(locals.size());
+    for (std::size_t k = 0; k < locals.size(); ++k) {
+      RankPlan& rp = plan.ranks[k];
+      const Index base = combined ? rp.own_count : 0;
+      for (int q = 0; q < t.size() && row_bytes > 0; ++q) {
+        const Index rc = rp.recv_count[static_cast<std::size_t>(q)];
+        if (rc == 0) continue;
+        const int kq = t.local_index(q);
+        gs[k].push_back({q, B.parts[static_cast<std::size_t>(kq)].data.data(),
+                         rp.gather_index[static_cast<std::size_t>(q)].as<std::int32_t>(), static_cast<std::size_t>(rc),
+                         row_ptr(*received[k], base + rp.recv_offset[static_cast<std::size_t>(q)])});
+        stats.bytes_sent += static_cast<std::uint64_t>(rc) * row_bytes;
+        ++stats.messages;
+      }
+      stats.halo_rows += static_cast<std::uint64_t>(rp.halo);
+    }
+    t.start_gathers(gs, row_bytes);
+  }
+  std::vector<RankTransfers> tr(gather ? 0 : locals.size());
+  for (std::size_t k = 0; k < tr.size(); ++k) {
     RankPlan& rp = plan.ranks[k];
     const Index base = combined ? rp.own_count : 0;
     for (int q = 0; q < t.size() && row_bytes > 0; ++q) {
@@ -399,19 +484,20 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     }
     stats.halo_rows += static_cast<std::uint64_t>(rp.halo);
   }
-  t.start(tr);
+  if (!gather) t.start(tr);
   // The owned columns' product, queued while the rows travel. A failure is held until
   // the exchange is finished, so that no rank leaves a transfer half done.
   std::vector<std::exception_ptr> errors(locals.size());
-  if (!combined)
-    for (std::size_t k = 0; k < locals.size(); ++k) {
-      try {
-        block_product(C.parts[k], plan.ranks[k].local, B.parts[k], s, {});
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
+  for (std::size_t k = 0; k < locals.size(); ++k) {
+    try {
+      if (!combined) block_product(C.parts[k], plan.ranks[k].local, B.parts[k], s, {});
+    } catch (...) {
+      errors[k] = std::current_exception();
     }
+    marks.mark(k);
+  }
   t.finish();
+  marks.mark_all();
   Options accumulate;
   accumulate.accum.op = add_op(s);
   accumulate.accum.type = B.type;
@@ -420,7 +506,9 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     RankPlan& rp = plan.ranks[static_cast<std::size_t>(k)];
     if (combined) block_product(C.parts[static_cast<std::size_t>(k)], rp.combined, *received[static_cast<std::size_t>(k)], s, {});
     else if (rp.halo > 0) block_product(C.parts[static_cast<std::size_t>(k)], rp.remote, *received[static_cast<std::size_t>(k)], s, accumulate);
+    marks.mark(static_cast<std::size_t>(k));
   });
+  marks.read(stats);
   return stats;
 }
 

@@ -24,6 +24,7 @@
 #include "distributed/internal.hpp"
 #include "distributed/matching.hpp"
 #include "distributed/peer_copies.hpp"
+#include "distributed/peer_gather.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 
 namespace geblas::dist::detail {
@@ -75,6 +76,10 @@ class NcclTransport final : public Transport {
       if (ready_[k]) cudaEventDestroy(ready_[k]);
       if (done_[k]) cudaEventDestroy(done_[k]);
       if (streams_[k]) cudaStreamDestroy(streams_[k]);
+    }
+    for (std::size_t k = 0; k < timing_events_.size(); ++k) {
+      cudaSetDevice(devices_[k]);
+      for (cudaEvent_t e : timing_events_[k]) cudaEventDestroy(e);
     }
     if (host_sum_ptr_) cudaFreeHost(host_sum_ptr_);
   }
@@ -138,6 +143,7 @@ class NcclTransport final : public Transport {
     // the transfers read what geblas's stream wrote (packed rows) and write what it
     // will read
     order_after_geblas_streams();
+    mark_transfers(0);
     nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
@@ -147,11 +153,79 @@ class NcclTransport final : public Transport {
     const ncclResult_t e = ncclGroupEnd();
     if (e != ncclSuccess && e != ncclInProgress) fail(e, "ncclGroupEnd (exchange)", -1);
     wait_comms("exchange launch");
+    mark_transfers(1);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
       cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
     }
     pending_ = true;
+  }
+
+  void set_timing(bool on) override {
+    timing_ = on;
+    marks_used_.assign(ranks_.size(), 0);
+    if (timing_events_.empty()) timing_events_.resize(ranks_.size());
+  }
+
+  void mark(int k) override {
+    if (!timing_) return;
+    const auto K = static_cast<std::size_t>(k);
+    Guard g(devices_[K]);
+    auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[K]));
+    cuda_check(cudaEventRecord(timing_event(K, 2 + marks_used_[K]++), gs), "cudaEventRecord (timing)");
+  }
+
+  Timeline timeline() override {
+    Timeline t;
+    if (!timing_) return t;
+    t.marks_ms.resize(ranks_.size());
+    t.transfer_ms.assign(ranks_.size(), 0.0);
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto elapsed = [&](cudaEvent_t a, cudaEvent_t b) {
+        cuda_check(cudaEventSynchronize(b), "cudaEventSynchronize (timing)");
+        float ms = 0;
+        cuda_check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+        return static_cast<double>(ms);
+      };
+      for (std::size_t m = 1; m < marks_used_[k]; ++m)
+        t.marks_ms[k].push_back(elapsed(timing_events_[k][2], timing_events_[k][2 + m]));
+      if (transfers_timed_) t.transfer_ms[k] = elapsed(timing_events_[k][0], timing_events_[k][1]);
+    }
+    marks_used_.assign(ranks_.size(), 0);
+    transfers_timed_ = false;
+    return t;
+  }
+
+  bool gathers() const override { return peer_ != nullptr; }
+
+  void start_gathers(const std::vector<std::vector<Gather>>& per_local, std::size_t row_bytes) override {
+    check_usable("dist exchange");
+    if (!peer_) Transport::start_gathers(per_local, row_bytes);
+    // every gather stream after every rank's geblas stream: a gather reads a peer's B as
+    // that peer's queued work leaves it, and writes a buffer its own rank may still read
+    order_after_geblas_streams();
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      for (std::size_t j = 0; j < ranks_.size(); ++j)
+        if (j != k) cuda_check(cudaStreamWaitEvent(streams_[k], ready_[j], 0), "cudaStreamWaitEvent (peer's rows ready)");
+    }
+    mark_transfers(0);
+    try {
+      for (std::size_t k = 0; k < ranks_.size(); ++k) {
+        Guard g(devices_[k]);
+        for (const Gather& x : per_local[k]) gather_rows(streams_[k], x.dst, x.src, x.index, x.rows, row_bytes);
+      }
+    } catch (const Error& e) {
+      abort_all(std::string("queueing the gathers: ") + e.what());
+    }
+    mark_transfers(1);
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
+    }
+    pending_ = true;
+    gathered_ = true;
   }
 
   void finish() override {
@@ -161,19 +235,14 @@ class NcclTransport final : public Transport {
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
       wait_event(done_[k], k, deadline, "the exchange");
-      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
     }
+    order_geblas_streams_after_exchange();
   }
 
   void finish_on_device() override {
     if (!pending_) return;
     pending_ = false;
-    for (std::size_t k = 0; k < ranks_.size(); ++k) {
-      Guard g(devices_[k]);
-      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
-    }
+    order_geblas_streams_after_exchange();
     // the receives are covered by the next bounded wait: sum_doubles and finish poll the
     // communicators' errors, and work queued on a transfer stream runs after them
   }
@@ -232,7 +301,9 @@ class NcclTransport final : public Transport {
     const std::vector<Copy> copies = match_transfers(per_local, size_, "dist exchange (" + name() + ")");
     try {
       order_after_geblas_streams();
+      mark_transfers(0);
       peer_->queue(copies, streams_, ready_);
+      mark_transfers(1);
       for (std::size_t k = 0; k < ranks_.size(); ++k) {
         Guard g(devices_[k]);
         cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
@@ -241,6 +312,26 @@ class NcclTransport final : public Transport {
       abort_all(std::string("queueing the peer copies: ") + e.what());
     }
     pending_ = true;
+  }
+
+  // Timing events of local rank k: 0 and 1 bracket the transfers on the transport's
+  // stream, 2.. are the marks on geblas's stream; created on first use, kept.
+  cudaEvent_t timing_event(std::size_t k, std::size_t slot) {
+    auto& ev = timing_events_[k];
+    while (ev.size() <= slot) {
+      cudaEvent_t e = nullptr;
+      cuda_check(cudaEventCreate(&e), "cudaEventCreate (timing)");
+      ev.push_back(e);
+    }
+    return ev[slot];
+  }
+  void mark_transfers(std::size_t slot) {
+    if (!timing_) return;
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      cuda_check(cudaEventRecord(timing_event(k, slot), streams_[k]), "cudaEventRecord (timing)");
+    }
+    transfers_timed_ = slot == 1;
   }
 
   std::chrono::nanoseconds timeout() const {
@@ -263,6 +354,18 @@ class NcclTransport final : public Transport {
                   std::to_string(opt_.timeout_s) + " s (a peer is missing, failed or waits for other messages)");
       pause_after(since);
     }
+  }
+
+  // Orders each rank's later work after its receives; after gathers, also after the
+  // other ranks' gathers, which read its memory (its B may be overwritten next).
+  void order_geblas_streams_after_exchange() {
+    for (std::size_t k = 0; k < ranks_.size(); ++k) {
+      Guard g(devices_[k]);
+      auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
+      for (std::size_t j = 0; j < ranks_.size(); ++j)
+        if (j == k || gathered_) cuda_check(cudaStreamWaitEvent(gs, done_[j], 0), "cudaStreamWaitEvent");
+    }
+    gathered_ = false;
   }
 
   // Orders each NCCL stream after everything queued so far on geblas's stream of its device.
@@ -334,6 +437,10 @@ class NcclTransport final : public Transport {
   std::vector<cudaEvent_t> ready_, done_;
   bool pending_ = false;
   bool aborted_ = false;
+  bool gathered_ = false;  // the pending exchange is gathers (start_gathers)
+  bool timing_ = false, transfers_timed_ = false;
+  std::vector<std::vector<cudaEvent_t>> timing_events_;  // per local rank (timing_event)
+  std::vector<std::size_t> marks_used_;
   double* host_sum_ptr_ = nullptr;  // pinned: the read-back of sum_doubles
   std::vector<double> host_sum_;    // its capacity
   std::string abort_reason_;

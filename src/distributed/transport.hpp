@@ -30,6 +30,16 @@ struct RankTransfers {
   std::vector<Send> sends;
   std::vector<Recv> recvs;
 };
+// A receive that the receiver does itself, reading the peer's memory: `rows` rows of
+// the exchange's row size, row i taken from row index[i] of `src` (on the peer's
+// device); `index` is on the receiver's device.
+struct Gather {
+  int peer;
+  const void* src;
+  const std::int32_t* index;
+  std::size_t rows;
+  void* dst;
+};
 
 class Transport {
  public:
@@ -52,6 +62,15 @@ class Transport {
   // after the work already queued on each rank's device; returns at once where the
   // transport is asynchronous.
   virtual void start(const std::vector<RankTransfers>& per_local) = 0;
+  // Whether start_gathers can run: every rank lives in this process and every GPU reads
+  // the others' memory. Then an exchange needs no packing on the sender's side.
+  virtual bool gathers() const { return false; }
+  // Starts every local rank's gathers (per_local[k]), ordered after the work already
+  // queued on every local rank's device (a gather reads the peer's B as it stands);
+  // finish() then also orders each rank's later work after the gathers that read its
+  // memory. Transports without gathers throw NotImplemented.
+  virtual void start_gathers(const std::vector<std::vector<Gather>>& per_local, std::size_t row_bytes);
+
   // Makes later work on each local rank's device wait for its receives, waiting on the
   // host at most the timeout; raises CommunicationError (and aborts) otherwise.
   virtual void finish() = 0;
@@ -68,6 +87,19 @@ class Transport {
   // finish_on_device(). The convergence and frontier counts of the iterative algorithms:
   // one all-reduce and one read-back per step instead of one per rank.
   virtual std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) = 0;
+
+  // Phase timing of a product (DistMxmOptions::timings). While on, mark(k) records a
+  // point on local rank k's geblas stream and each start() times its transfers on the
+  // transport's streams; timeline() waits for them, returns per local rank the
+  // milliseconds from its first mark to each later one and the last transfers'
+  // duration, and forgets them. Transports without devices record nothing.
+  struct Timeline {
+    std::vector<std::vector<double>> marks_ms;
+    std::vector<double> transfer_ms;
+  };
+  virtual void set_timing(bool) {}
+  virtual void mark(int) {}
+  virtual Timeline timeline() { return {}; }
 
   // Throws CommunicationError when an earlier failure aborted the communicator.
   virtual void check_usable(const char* where) const = 0;

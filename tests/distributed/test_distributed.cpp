@@ -265,6 +265,37 @@ TEST_CASE("dist read_matrix_market: each rank keeps its rows", "[dist][data]") {
   }
 }
 
+TEST_CASE("Partition::balanced: every split point is the first row reaching its share of the cost", "[dist]") {
+  // skewed row lengths (a few long rows first, as in R-MAT without permutation), empty rows
+  std::vector<Index> off{0};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 400; ++i) off.push_back(off.back() + (i < 10 ? 200 + static_cast<Index>(rng() % 300) : static_cast<Index>(rng() % 4)));
+  const Index n = static_cast<Index>(off.size()) - 1;
+  for (int p : {1, 2, 3, 7}) {
+    for (Index rc : {Index{0}, Index{1}, Index{4}, Index{1000}}) {
+      const Partition part = Partition::balanced(off, p, rc);
+      REQUIRE(part.parts() == p);
+      const Index total = off.back() + rc * n;
+      for (int r = 1; r < p; ++r) {
+        // the definition, by brute force: the first i with cost(i) >= total * r / p
+        const Index target = total * r / p;
+        Index want = n;
+        for (Index i = 0; i <= n; ++i)
+          if (off[static_cast<std::size_t>(i)] + rc * i >= target) {
+            want = i;
+            break;
+          }
+        CHECK(part.begin(r) == want);
+      }
+      if (rc == 0) CHECK(part == Partition::balanced(off, p));
+    }
+    // a huge row cost splits the rows about evenly, whatever their lengths
+    const Partition even_ish = Partition::balanced(off, p, Index{1} << 40);
+    for (int r = 0; r < p; ++r) CHECK(std::abs(even_ish.count(r) - n / p) <= 1);
+  }
+  CHECK_THROWS_AS(Partition::balanced(off, 2, -1), InvalidValue);
+}
+
 TEST_CASE("dist: bad input gives a clear error, never a hang", "[dist][errors]") {
   const auto A = random_matrix(60, 60, 3, 41, true);
   const int p = std::min(3, disttest::max_ranks());
