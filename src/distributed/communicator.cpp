@@ -78,11 +78,6 @@ std::vector<std::vector<std::vector<std::int64_t>>> local_alltoall(
 
 }  // namespace detail
 
-void detail::Transport::start_gathers(const std::vector<std::vector<detail::Gather>>&, std::size_t) {
-  throw NotImplemented("dist exchange: the " + name() +
-                       " transport has no gathers (its ranks cannot read each other's memory)");
-}
-
 Communicator Communicator::host(int nranks) {
   if (nranks < 1) throw InvalidValue("Communicator::host: " + std::to_string(nranks) + " ranks (needs at least 1)");
   return Communicator(std::make_shared<detail::HostTransport>(nranks));

@@ -26,9 +26,6 @@ struct RankPlan {
   std::vector<Index> send_count, send_offset;  // per peer, in packed rows
   Index send_total = 0;
   gd::SparseStorage pack;              // send_total x own_count selection: row k picks one B row
-  // per owner: the rows received from it, in the owner's numbering, on this rank's
-  // device (int32): the gathers of transports whose ranks read each other's memory
-  std::vector<gd::RawBuffer> gather_index;
   // exchange buffers per N (pack, halo or combined, all-gathered B)
   std::map<Index, gd::DenseStorage> packed, received, full;
 };

@@ -178,20 +178,6 @@ ExchangePlan build_plan(const DistSparse& A, const Partition& bp) {
     rp.pack = placed(gd::adopt_csr(rp.send_total, rp.own_count, gd::host_buffer_from(o), gd::host_buffer_from(cols),
                                    std::move(v), A.type, Device::cpu()),
                      dev);
-    if (t.gathers()) {
-      // what this rank receives, by owner, in the owner's row numbering
-      const auto& mine = lists[static_cast<std::size_t>(k)];
-      rp.gather_index.resize(static_cast<std::size_t>(t.size()));
-      for (int q = 0; q < t.size(); ++q) {
-        const auto& cols_q = mine[static_cast<std::size_t>(q)];
-        if (cols_q.empty()) continue;
-        std::vector<std::int32_t> idx(cols_q.size());
-        for (std::size_t i = 0; i < cols_q.size(); ++i) idx[i] = static_cast<std::int32_t>(cols_q[i] - bp.begin(q));
-        gd::RawBuffer& b = rp.gather_index[static_cast<std::size_t>(q)];
-        b = gd::RawBuffer(idx.size() * sizeof(std::int32_t), dev);
-        gd::copy_bytes(b.data(), dev, idx.data(), Device::cpu(), b.bytes());
-      }
-    }
     Split& s = splits[static_cast<std::size_t>(k)];
     rp.local = placed(std::move(s.local), dev);
     rp.remote = placed(std::move(s.remote), dev);
@@ -262,6 +248,18 @@ class PhaseMarks {
   Transport& t_;
   bool on_;
 };
+
+// Packs the rows local rank k's peers need from its rows of B: with the transport's row
+// gather where it has one (GPU ranks: one pass over the rows, about the copy rate),
+// else by the product with the selection matrix (any_second), which the CPU ranks run.
+void pack(Transport& t, int k, gd::DenseStorage& packed, const RankPlan& rp, const gd::DenseStorage& own) {
+  if (rp.send_total == 0 || own.ncols == 0) return;
+  const std::size_t row_bytes = static_cast<std::size_t>(own.ncols) * size_of(own.type);
+  if (t.pack_rows(k, packed.data.data(), own.data.data(), rp.pack.col_indices.as<ColIndex>(),
+                  static_cast<std::size_t>(rp.send_total), row_bytes))
+    return;
+  gd::mxm(packed, rp.pack, own, SemiringId::any_second, {});
+}
 
 }  // namespace
 
@@ -342,9 +340,7 @@ ExchangeStats start_row_exchange(Transport& t, ExchangePlan& plan, const std::ve
     const int r = locals[static_cast<std::size_t>(k)];
     RankPlan& rp = plan.ranks[static_cast<std::size_t>(k)];
     packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, type, t.device(r), r, "send");
-    if (rp.send_total > 0 && N > 0)
-      gd::mxm(*packed[static_cast<std::size_t>(k)], rp.pack, own[static_cast<std::size_t>(k)], SemiringId::any_second,
-              {});
+    pack(t, k, *packed[static_cast<std::size_t>(k)], rp, own[static_cast<std::size_t>(k)]);
   });
   ExchangeStats stats;
   std::vector<RankTransfers> tr(locals.size());
@@ -427,7 +423,6 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
 
   ExchangePlan& plan = exchange_plan(A, B.rows);
   const bool combined = !o.overlap || s == SemiringId::any_second;
-  const bool gather = t.gathers();
 
   std::vector<gd::DenseStorage*> packed(locals.size()), received(locals.size());
   agree(t, where, [&](int k) {
@@ -436,41 +431,19 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     const Device dev = t.device(r);
     if (combined) combined_block(rp, dev);
     marks.mark(static_cast<std::size_t>(k));
-    if (!gather) packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, B.type, dev, r, "send");
+    packed[static_cast<std::size_t>(k)] = &buffer_for(rp.packed, N, rp.send_total, B.type, dev, r, "send");
     received[static_cast<std::size_t>(k)] =
         &buffer_for(rp.received, N, rp.halo + (combined ? rp.own_count : 0), B.type, dev, r, "receive");
-    // pack the rows others need (unless they gather them); in the combined layout, put
-    // the owned rows first
-    if (!gather && rp.send_total > 0 && N > 0)
-      gd::mxm(*packed[static_cast<std::size_t>(k)], rp.pack, B.parts[static_cast<std::size_t>(k)], SemiringId::any_second, {});
+    // pack the rows others need; in the combined layout, put the owned rows first
+    pack(t, static_cast<int>(k), *packed[static_cast<std::size_t>(k)], rp, B.parts[static_cast<std::size_t>(k)]);
     if (combined)
       gd::copy_bytes(received[static_cast<std::size_t>(k)]->data.data(), dev, B.parts[static_cast<std::size_t>(k)].data.data(), dev,
                      static_cast<std::size_t>(rp.own_count) * row_bytes);
     marks.mark(static_cast<std::size_t>(k));
   });
 
-  if (gather) {
-    // each rank reads the rows it needs from their owners' B
-    std::vector<std::vector<Gather>> gs(locals.size());
-    for (std::size_t k = 0; k < locals.size(); ++k) {
-      RankPlan& rp = plan.ranks[k];
-      const Index base = combined ? rp.own_count : 0;
-      for (int q = 0; q < t.size() && row_bytes > 0; ++q) {
-        const Index rc = rp.recv_count[static_cast<std::size_t>(q)];
-        if (rc == 0) continue;
-        const int kq = t.local_index(q);
-        gs[k].push_back({q, B.parts[static_cast<std::size_t>(kq)].data.data(),
-                         rp.gather_index[static_cast<std::size_t>(q)].as<std::int32_t>(), static_cast<std::size_t>(rc),
-                         row_ptr(*received[k], base + rp.recv_offset[static_cast<std::size_t>(q)])});
-        stats.bytes_sent += static_cast<std::uint64_t>(rc) * row_bytes;
-        ++stats.messages;
-      }
-      stats.halo_rows += static_cast<std::uint64_t>(rp.halo);
-    }
-    t.start_gathers(gs, row_bytes);
-  }
-  std::vector<RankTransfers> tr(gather ? 0 : locals.size());
-  for (std::size_t k = 0; k < tr.size(); ++k) {
+  std::vector<RankTransfers> tr(locals.size());
+  for (std::size_t k = 0; k < locals.size(); ++k) {
     RankPlan& rp = plan.ranks[k];
     const Index base = combined ? rp.own_count : 0;
     for (int q = 0; q < t.size() && row_bytes > 0; ++q) {
@@ -484,7 +457,7 @@ ExchangeStats mxm(DistDense& C, const DistSparse& A, const DistDense& B, Semirin
     }
     stats.halo_rows += static_cast<std::uint64_t>(rp.halo);
   }
-  if (!gather) t.start(tr);
+  t.start(tr);
   // The owned columns' product, queued while the rows travel. A failure is held until
   // the exchange is finished, so that no rank leaves a transfer half done.
   std::vector<std::exception_ptr> errors(locals.size());

@@ -24,7 +24,7 @@
 #include "distributed/internal.hpp"
 #include "distributed/matching.hpp"
 #include "distributed/peer_copies.hpp"
-#include "distributed/peer_gather.hpp"
+#include "distributed/row_gather.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 
 namespace geblas::dist::detail {
@@ -197,35 +197,12 @@ class NcclTransport final : public Transport {
     return t;
   }
 
-  bool gathers() const override { return peer_ != nullptr; }
-
-  void start_gathers(const std::vector<std::vector<Gather>>& per_local, std::size_t row_bytes) override {
-    check_usable("dist exchange");
-    if (!peer_) Transport::start_gathers(per_local, row_bytes);
-    // every gather stream after every rank's geblas stream: a gather reads a peer's B as
-    // that peer's queued work leaves it, and writes a buffer its own rank may still read
-    order_after_geblas_streams();
-    for (std::size_t k = 0; k < ranks_.size(); ++k) {
-      Guard g(devices_[k]);
-      for (std::size_t j = 0; j < ranks_.size(); ++j)
-        if (j != k) cuda_check(cudaStreamWaitEvent(streams_[k], ready_[j], 0), "cudaStreamWaitEvent (peer's rows ready)");
-    }
-    mark_transfers(0);
-    try {
-      for (std::size_t k = 0; k < ranks_.size(); ++k) {
-        Guard g(devices_[k]);
-        for (const Gather& x : per_local[k]) gather_rows(streams_[k], x.dst, x.src, x.index, x.rows, row_bytes);
-      }
-    } catch (const Error& e) {
-      abort_all(std::string("queueing the gathers: ") + e.what());
-    }
-    mark_transfers(1);
-    for (std::size_t k = 0; k < ranks_.size(); ++k) {
-      Guard g(devices_[k]);
-      cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
-    }
-    pending_ = true;
-    gathered_ = true;
+  bool pack_rows(int k, void* dst, const void* src, const std::int32_t* index, std::size_t rows,
+                 std::size_t row_bytes) override {
+    const auto K = static_cast<std::size_t>(k);
+    Guard g(devices_[K]);
+    gather_rows(geblas::detail::cuda_stream_handle(devices_[K]), dst, src, index, rows, row_bytes);
+    return true;
   }
 
   void finish() override {
@@ -356,16 +333,13 @@ class NcclTransport final : public Transport {
     }
   }
 
-  // Orders each rank's later work after its receives; after gathers, also after the
-  // other ranks' gathers, which read its memory (its B may be overwritten next).
+  // Orders each rank's later work after its receives.
   void order_geblas_streams_after_exchange() {
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
       auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      for (std::size_t j = 0; j < ranks_.size(); ++j)
-        if (j == k || gathered_) cuda_check(cudaStreamWaitEvent(gs, done_[j], 0), "cudaStreamWaitEvent");
+      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
     }
-    gathered_ = false;
   }
 
   // Orders each NCCL stream after everything queued so far on geblas's stream of its device.
@@ -437,7 +411,6 @@ class NcclTransport final : public Transport {
   std::vector<cudaEvent_t> ready_, done_;
   bool pending_ = false;
   bool aborted_ = false;
-  bool gathered_ = false;  // the pending exchange is gathers (start_gathers)
   bool timing_ = false, transfers_timed_ = false;
   std::vector<std::vector<cudaEvent_t>> timing_events_;  // per local rank (timing_event)
   std::vector<std::size_t> marks_used_;

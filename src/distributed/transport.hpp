@@ -30,16 +30,6 @@ struct RankTransfers {
   std::vector<Send> sends;
   std::vector<Recv> recvs;
 };
-// A receive that the receiver does itself, reading the peer's memory: `rows` rows of
-// the exchange's row size, row i taken from row index[i] of `src` (on the peer's
-// device); `index` is on the receiver's device.
-struct Gather {
-  int peer;
-  const void* src;
-  const std::int32_t* index;
-  std::size_t rows;
-  void* dst;
-};
 
 class Transport {
  public:
@@ -62,14 +52,14 @@ class Transport {
   // after the work already queued on each rank's device; returns at once where the
   // transport is asynchronous.
   virtual void start(const std::vector<RankTransfers>& per_local) = 0;
-  // Whether start_gathers can run: every rank lives in this process and every GPU reads
-  // the others' memory. Then an exchange needs no packing on the sender's side.
-  virtual bool gathers() const { return false; }
-  // Starts every local rank's gathers (per_local[k]), ordered after the work already
-  // queued on every local rank's device (a gather reads the peer's B as it stands);
-  // finish() then also orders each rank's later work after the gathers that read its
-  // memory. Transports without gathers throw NotImplemented.
-  virtual void start_gathers(const std::vector<std::vector<Gather>>& per_local, std::size_t row_bytes);
+  // Packs the rows a local rank sends: row i of `dst` = row index[i] of `src` (rows of
+  // row_bytes bytes on local rank k's device), queued on its current geblas stream.
+  // Returns false where the transport has no kernel for it (host ranks): the caller then
+  // packs with a product by a selection matrix.
+  virtual bool pack_rows(int /*k*/, void* /*dst*/, const void* /*src*/, const std::int32_t* /*index*/,
+                         std::size_t /*rows*/, std::size_t /*row_bytes*/) {
+    return false;
+  }
 
   // Makes later work on each local rank's device wait for its receives, waiting on the
   // host at most the timeout; raises CommunicationError (and aborts) otherwise.
