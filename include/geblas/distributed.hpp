@@ -105,6 +105,15 @@ struct GEBLAS_API Partition {
   // nnz + row_cost x rows, which moves rows from the parts of many short rows to the
   // parts of few long ones.
   static Partition balanced(const std::vector<Index>& row_offsets, int parts, Index row_cost = 0);
+  // The split that scatter and the readers make when none is given: balanced with
+  // row_cost = default_row_cost. Fitted on 2 x H200 (R-MAT 22 and 24, N = 256 and the
+  // PageRank step; docs/notes/runs/2026-11-28-h200x2-dist-balance.md): 6 took the
+  // product from 1.33x / 1.30x one GPU (nnz-balanced) to 1.63x / 1.53x. Graphs whose
+  // rows have one length split as before.
+  static constexpr Index default_row_cost = 6;
+  static Partition for_products(const std::vector<Index>& row_offsets, int parts) {
+    return balanced(row_offsets, parts, default_row_cost);
+  }
 
   int parts() const { return static_cast<int>(offsets.size()) - 1; }
   Index size() const { return offsets.empty() ? 0 : offsets.back(); }
@@ -218,7 +227,7 @@ template <Scalar T>
 class DistSparseMatrix {
  public:
   // Every process passes the same host matrix (in MPI mode each keeps its own rows).
-  // `rows` defaults to the nnz-balanced split over comm.size() parts.
+  // `rows` defaults to Partition::for_products over comm.size() parts.
   static DistSparseMatrix scatter(const Communicator& comm, const SparseMatrix<T>& A,
                                   std::optional<Partition> rows = std::nullopt) {
     return DistSparseMatrix(detail::scatter(comm, A.storage(), rows));

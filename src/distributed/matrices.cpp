@@ -66,8 +66,9 @@ DistSparse scatter_host(const Communicator& comm, const gd::SparseStorage& H, co
   agree(t, where, [&](int k) {
     if (k == 0) {
       d.rows = rows ? *rows
-                    : Partition::balanced(std::vector<Index>(H.row_offsets.as<Index>(), H.row_offsets.as<Index>() + H.nrows + 1),
-                                          comm.size());
+                    : Partition::for_products(
+                          std::vector<Index>(H.row_offsets.as<Index>(), H.row_offsets.as<Index>() + H.nrows + 1),
+                          comm.size());
     }
     check_partition(comm, rows ? *rows : d.rows, H.nrows, where, "row");
   });
@@ -111,7 +112,7 @@ DistSparse read_by_rows(const Communicator& comm, TypeId type, const std::option
     read_rows(Index{0}, Index{0}, &counts);
     std::vector<Index> offsets(counts.size() + 1, 0);
     for (std::size_t i = 0; i < counts.size(); ++i) offsets[i + 1] = offsets[i] + counts[i];
-    p = Partition::balanced(offsets, comm.size());
+    p = Partition::for_products(offsets, comm.size());
   });
   agree(t, where, [&](int k) {
     if (k == 0) check_partition(comm, p, file_rows(), where, "row");

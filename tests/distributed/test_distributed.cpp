@@ -294,6 +294,7 @@ TEST_CASE("Partition::balanced: every split point is the first row reaching its 
     for (int r = 0; r < p; ++r) CHECK(std::abs(even_ish.count(r) - n / p) <= 1);
   }
   CHECK_THROWS_AS(Partition::balanced(off, 2, -1), InvalidValue);
+  CHECK(Partition::for_products(off, 3) == Partition::balanced(off, 3, Partition::default_row_cost));
 }
 
 TEST_CASE("dist: bad input gives a clear error, never a hang", "[dist][errors]") {
@@ -909,7 +910,7 @@ TEST_CASE("dist read_binary: each rank reads its rows of a binary file", "[dist]
   io::write_binary(path, A);
   const int p = std::min(3, disttest::max_ranks());
   const Communicator comm = disttest::communicator(p);
-  // the nnz-balanced split, the same one scatter makes
+  // the default split (Partition::for_products), the same one scatter makes
   const auto read = dist::DistSparseMatrix<float>::read_binary(comm, path);
   const auto scattered = dist::DistSparseMatrix<float>::scatter(comm, A);
   REQUIRE(read.nrows() == A.nrows());
