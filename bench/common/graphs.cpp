@@ -118,7 +118,8 @@ SparseMatrix<float> rmat_csr(int scale, int edge_factor, std::uint64_t seed) {
   std::vector<std::uint64_t> sorted(edges);
   parallel(chunks, [&](std::size_t ch) {
     std::size_t* pos = &at[ch * buckets];
-    for (std::size_t k = ch * chunk, e = std::min(edges, k + chunk); k < e; ++k) sorted[pos[keys[k] >> shift]++] = keys[k];
+    for (std::size_t k = ch * chunk, e = std::min(edges, k + chunk); k < e; ++k)
+      sorted[pos[keys[k] >> shift]++] = keys[k];
   });
   keys = {};
   std::vector<std::size_t> kept(buckets, 0);

@@ -331,24 +331,25 @@ int main(int argc, char** argv) {
           dist::mxm(dCs[c], dAs[c], dBs[c], semiring::max_times<float>{});
           ok[c] = check(dCs[c], C1, true, "max_times") && ok[c];
           failures += ok[c] ? 0 : 1;
-          std::printf(
-              "%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s,%s\n", g.name.c_str(), static_cast<long long>(N),
-              median(ts), median(te), median(tr[c]), median(tg[c]), median(ts) / median(tr[c]),
-              median(ts) / median(tg[c]), static_cast<unsigned long long>(srows[c].bytes_sent),
-              static_cast<unsigned long long>(sall[c].bytes_sent), ok[c] ? "ok" : "WRONG", label[c].c_str());
+          std::printf("%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s,%s\n", g.name.c_str(),
+                      static_cast<long long>(N), median(ts), median(te), median(tr[c]), median(tg[c]),
+                      median(ts) / median(tr[c]), median(ts) / median(tg[c]),
+                      static_cast<unsigned long long>(srows[c].bytes_sent),
+                      static_cast<unsigned long long>(sall[c].bytes_sent), ok[c] ? "ok" : "WRONG", label[c].c_str());
         }
         // where the time goes: one more product of each exchange, timed by phase on the devices
         for (std::size_t c = 0; c < T; ++c)
           for (const auto ex : {dist::Exchange::rows, dist::Exchange::allgather}) {
-            const auto st = dist::mxm(dCs[c], dAs[c], dBs[c], semiring::plus_times<float>{},
-                                      {.exchange = ex, .timings = true});
+            const auto st =
+                dist::mxm(dCs[c], dAs[c], dBs[c], semiring::plus_times<float>{}, {.exchange = ex, .timings = true});
             for (const auto& r : st.times)
-              std::printf("# phases %s N=%lld %s %s rank %d: pack %.3f, owned product %.3f, transfers %.3f "
-                          "(%.0f GB/s sent), waited %.3f, remote product %.3f ms\n",
-                          g.name.c_str(), static_cast<long long>(N), ex == dist::Exchange::rows ? "rows" : "allgather",
-                          label[c].c_str(), r.rank, r.pack_ms, r.local_ms, r.transfer_ms,
-                          r.transfer_ms > 0 ? double(st.bytes_sent) / double(st.times.size()) / r.transfer_ms / 1e6 : 0.0,
-                          r.wait_ms, r.remote_ms);
+              std::printf(
+                  "# phases %s N=%lld %s %s rank %d: pack %.3f, owned product %.3f, transfers %.3f "
+                  "(%.0f GB/s sent), waited %.3f, remote product %.3f ms\n",
+                  g.name.c_str(), static_cast<long long>(N), ex == dist::Exchange::rows ? "rows" : "allgather",
+                  label[c].c_str(), r.rank, r.pack_ms, r.local_ms, r.transfer_ms,
+                  r.transfer_ms > 0 ? double(st.bytes_sent) / double(st.times.size()) / r.transfer_ms / 1e6 : 0.0,
+                  r.wait_ms, r.remote_ms);
           }
         std::fflush(stdout);
       } catch (const OutOfMemory& e) {

@@ -39,10 +39,10 @@ void launch(cudaStream_t s, void* dst, const void* src, const std::int32_t* inde
   int group = 1;  // the power of two >= words, at most a warp
   while (group < 32 && static_cast<std::size_t>(group) < words) group *= 2;
   const std::size_t threads = rows * static_cast<std::size_t>(group);
-  const int blocks = static_cast<int>(std::min<std::size_t>((threads + kThreads - 1) / kThreads,
-                                                            static_cast<std::size_t>(sms) * kBlocksPerSm));
-  gather_rows_kernel<Word><<<blocks, kThreads, 0, s>>>(static_cast<Word*>(dst), static_cast<const Word*>(src), index,
-                                                        rows, words, group);
+  const int blocks = static_cast<int>(
+      std::min<std::size_t>((threads + kThreads - 1) / kThreads, static_cast<std::size_t>(sms) * kBlocksPerSm));
+  gather_rows_kernel<Word>
+      <<<blocks, kThreads, 0, s>>>(static_cast<Word*>(dst), static_cast<const Word*>(src), index, rows, words, group);
 }
 
 bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
@@ -57,8 +57,10 @@ void gather_rows(void* stream, void* dst, const void* src, const std::int32_t* i
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
   cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   // the widest word that divides the rows and both addresses
-  if (row_bytes % 16 == 0 && aligned(dst, 16) && aligned(src, 16)) launch<uint4>(s, dst, src, index, rows, row_bytes, sms);
-  else if (row_bytes % 4 == 0 && aligned(dst, 4) && aligned(src, 4)) launch<unsigned>(s, dst, src, index, rows, row_bytes, sms);
+  if (row_bytes % 16 == 0 && aligned(dst, 16) && aligned(src, 16))
+    launch<uint4>(s, dst, src, index, rows, row_bytes, sms);
+  else if (row_bytes % 4 == 0 && aligned(dst, 4) && aligned(src, 4))
+    launch<unsigned>(s, dst, src, index, rows, row_bytes, sms);
   else launch<unsigned char>(s, dst, src, index, rows, row_bytes, sms);
   cuda_check(cudaGetLastError(), "gather_rows launch");
 }

@@ -269,7 +269,8 @@ TEST_CASE("Partition::balanced: every split point is the first row reaching its 
   // skewed row lengths (a few long rows first, as in R-MAT without permutation), empty rows
   std::vector<Index> off{0};
   std::mt19937_64 rng(11);
-  for (int i = 0; i < 400; ++i) off.push_back(off.back() + (i < 10 ? 200 + static_cast<Index>(rng() % 300) : static_cast<Index>(rng() % 4)));
+  for (int i = 0; i < 400; ++i)
+    off.push_back(off.back() + (i < 10 ? 200 + static_cast<Index>(rng() % 300) : static_cast<Index>(rng() % 4)));
   const Index n = static_cast<Index>(off.size()) - 1;
   for (int p : {1, 2, 3, 7}) {
     for (Index rc : {Index{0}, Index{1}, Index{4}, Index{1000}}) {
