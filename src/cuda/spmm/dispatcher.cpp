@@ -46,33 +46,44 @@ struct ChoiceList {
   std::shared_ptr<State> state = std::make_shared<State>();
 };
 
+ChoiceKey choice_key(const SpmmProblem& p, std::uint64_t semiring_key) {
+  const auto address = [](const void* x) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(x) % 16); };
+  return ChoiceKey{p.n,
+                   p.type,
+                   semiring_key,
+                   p.accumulate,
+                   p.allow_tf32,
+                   p.b_row_stride,
+                   p.b_col_stride,
+                   p.c_row_stride,
+                   p.c_col_stride,
+                   address(p.B) | address(p.C)};
+}
+
+std::shared_ptr<const ChoiceList> choice_list(const SpmmProblem& p, const std::string& cache_name) {
+  return derived<ChoiceList>(*p.matrix, cache_name, [] { return ChoiceList{}; });
+}
+
 }  // namespace
 
-std::shared_ptr<const Choice> remembered_choice(const SpmmProblem& p, const std::string& cache_name,
-                                                std::uint64_t semiring_key, const std::function<Choice()>& decide) {
-  const auto address = [](const void* x) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(x) % 16); };
-  const ChoiceKey key{p.n,
-                      p.type,
-                      semiring_key,
-                      p.accumulate,
-                      p.allow_tf32,
-                      p.b_row_stride,
-                      p.b_col_stride,
-                      p.c_row_stride,
-                      p.c_col_stride,
-                      address(p.B) | address(p.C)};
-  auto list = derived<ChoiceList>(*p.matrix, cache_name, [] { return ChoiceList{}; });
-  ChoiceList::State& st = *list->state;
-  {
-    std::lock_guard<std::mutex> lock(st.mutex);
-    for (const auto& [k, choice] : st.entries)
-      if (k == key) return choice;
-  }
-  auto choice = std::make_shared<const Choice>(decide());
+std::shared_ptr<const Choice> kept_choice(const SpmmProblem& p, const std::string& cache_name,
+                                          std::uint64_t semiring_key) {
+  const ChoiceKey key = choice_key(p, semiring_key);
+  ChoiceList::State& st = *choice_list(p, cache_name)->state;
+  std::lock_guard<std::mutex> lock(st.mutex);
+  for (const auto& [k, choice] : st.entries)
+    if (k == key) return choice;
+  return nullptr;
+}
+
+std::shared_ptr<const Choice> remember_choice(const SpmmProblem& p, const std::string& cache_name,
+                                              std::uint64_t semiring_key, Choice choice) {
+  auto kept = std::make_shared<const Choice>(std::move(choice));
+  ChoiceList::State& st = *choice_list(p, cache_name)->state;
   std::lock_guard<std::mutex> lock(st.mutex);
   if (st.entries.size() >= ChoiceList::capacity) st.entries.clear();
-  st.entries.emplace_back(key, choice);
-  return choice;
+  st.entries.emplace_back(choice_key(p, semiring_key), kept);
+  return kept;
 }
 
 Workspace workspace_for(const SparseStorage& A, std::size_t bytes) {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,13 +27,24 @@ struct Choice {
   std::string reason;
 };
 
-// The choice for `p` that `decide()` (returning a Choice) makes, kept with A under
-// `cache_name` and keyed by everything a choice reads besides A itself: N, the type, the
-// semiring (`semiring_key`: a built-in's id or a run-time semiring's hash), accumulate,
-// allow_tf32, B's and C's layouts and 16-byte alignment. Deciding formats the reason,
-// which a loop of small products should not pay on every call.
+// The choice for `p` kept with A under `cache_name`, keyed by everything a choice reads
+// besides A itself: N, the type, the semiring (`semiring_key`: a built-in's id or a
+// run-time semiring's hash), accumulate, allow_tf32, B's and C's layouts and 16-byte
+// alignment; null where none is kept yet. remember_choice keeps one.
+std::shared_ptr<const Choice> kept_choice(const SpmmProblem& p, const std::string& cache_name,
+                                          std::uint64_t semiring_key);
+std::shared_ptr<const Choice> remember_choice(const SpmmProblem& p, const std::string& cache_name,
+                                              std::uint64_t semiring_key, Choice choice);
+
+// The kept choice, else the one `decide()` makes, kept. Deciding formats the reason,
+// which a loop of small products should not pay on every call; a template, so that the
+// caller's lambda is not wrapped (and allocated) on every call.
+template <class Decide>
 std::shared_ptr<const Choice> remembered_choice(const SpmmProblem& p, const std::string& cache_name,
-                                                std::uint64_t semiring_key, const std::function<Choice()>& decide);
+                                                std::uint64_t semiring_key, Decide&& decide) {
+  if (auto kept = kept_choice(p, cache_name, semiring_key)) return kept;
+  return remember_choice(p, cache_name, semiring_key, decide());
+}
 
 // Scratch for one launch of a variant on A (its workspace_bytes), valid until the
 // Workspace is destroyed: A's cached buffer on geblas's own stream (locked until then, so
