@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "geblas/algorithms/sssp.hpp"
 #include "geblas/dense_matrix.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/sparse_matrix.hpp"
@@ -215,7 +216,7 @@ struct DistSssp {
   DistDense distances;
   int rounds = 0;
 };
-GEBLAS_API DistSssp sssp(const DistSparse& A, const std::vector<Index>& sources);
+GEBLAS_API DistSssp sssp(const DistSparse& A, const std::vector<Index>& sources, const algo::SsspOptions& o);
 struct DistBfs {
   DistDense levels, parents;
   int depth = 0;
@@ -326,11 +327,13 @@ struct SsspResult {
   int rounds = 0;                // Bellman-Ford rounds, the last one changing nothing
 };
 // Shortest paths from k sources as algo::sssp computes them for many sources (Bellman-
-// Ford over min_plus, one distributed product with N = k per round); weights >= 0, float
-// and double. Collective.
+// Ford over min_plus, one distributed product with N = k per round, the same round loop):
+// float and double; weights >= 0 unless o.allow_negative (then a negative cycle is an
+// InvalidValue, as there); o.on_iteration once per round with the entries it changed,
+// on every process. Collective.
 template <Scalar T>
-SsspResult<T> sssp(const DistSparseMatrix<T>& A, const std::vector<Index>& sources) {
-  detail::DistSssp r = detail::sssp(A.state(), sources);
+SsspResult<T> sssp(const DistSparseMatrix<T>& A, const std::vector<Index>& sources, const algo::SsspOptions& o = {}) {
+  detail::DistSssp r = detail::sssp(A.state(), sources, o);
   return {DistDenseMatrix<T>(std::move(r.distances)), r.rounds};
 }
 

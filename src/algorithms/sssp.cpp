@@ -22,14 +22,15 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/bellman_ford_loop.hpp"
 #include "core/backend.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
 #include "geblas/operations/ewise.hpp"
-#include "geblas/operations/transpose.hpp"
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/mxv.hpp"
 #include "geblas/operations/reduce.hpp"
+#include "geblas/operations/transpose.hpp"
 #include "geblas/semiring.hpp"
 
 namespace geblas::algo {
@@ -87,11 +88,6 @@ double check_weights(const SparseMatrix<T>& A, const SsspOptions& o) {
   return total;
 }
 
-[[noreturn]] void negative_cycle(Index n) {
-  throw InvalidValue("geblas::algo::sssp: a negative cycle is reachable from a source (distances still fell in round " +
-                     std::to_string(n) + " of a graph with " + std::to_string(n) + " vertices)");
-}
-
 // n entries of `value` on the device: a zeroed vector overwritten by apply.
 template <class T>
 Vector<T> filled(Index n, T value, Device dev) {
@@ -110,18 +106,17 @@ SsspResult<T> bellman_ford(const SparseMatrix<T>& A, Index source, const SsspOpt
   Vector<T> t = filled<T>(n, unreachable<T>(), dev);
   Vector<T> next = filled<T>(n, unreachable<T>(), dev);
   Vector<T> changed = filled<T>(n, T{0}, dev);
-  for (int round = 1;; ++round) {
-    vxm(t, res.distances, A, semiring::min_plus<T>{});
-    ewise_mult(next, res.distances, t, binop::min<T>{});  // both dense: every entry
-    ewise_mult(changed, next, res.distances, binop::ne<T>{});
-    const T count = reduce(changed, monoid::plus<T>{});
-    std::swap(res.distances, next);
-    res.rounds = round;
-    res.edges_relaxed += static_cast<double>(A.nvals());
-    if (o.on_iteration) o.on_iteration(round, static_cast<double>(count));
-    if (count == T{0}) break;
-    if (round >= n) negative_cycle(n);
-  }
+  res.rounds = detail::bellman_ford_loop(
+      [&] {
+        vxm(t, res.distances, A, semiring::min_plus<T>{});
+        ewise_mult(next, res.distances, t, binop::min<T>{});  // both dense: every entry
+        ewise_mult(changed, next, res.distances, binop::ne<T>{});
+        const T count = reduce(changed, monoid::plus<T>{});
+        std::swap(res.distances, next);
+        res.edges_relaxed += static_cast<double>(A.nvals());
+        return static_cast<double>(count);
+      },
+      n, o.on_iteration, "geblas::algo::sssp");
   return res;
 }
 
@@ -182,18 +177,17 @@ MultiSsspResult<T> multi(const SparseMatrix<T>& A, const std::vector<Index>& sou
     res.distances = std::move(D);
   }
   DenseMatrix<T> changed(n, k, dev);
-  for (int round = 1;; ++round) {
-    // D_new starts as D, then takes min(D_new, A' min.+ D): the fused accumulator path.
-    DenseMatrix<T> next = res.distances;
-    mxm(next, A, res.distances, semiring::min_plus<T>{}, {.accum = binop::min<T>{}, .transpose_a = true});
-    ewise_mult(changed, next, res.distances, binop::ne<T>{});
-    const T count = reduce(changed, monoid::plus<T>{});
-    res.distances = std::move(next);
-    res.rounds = round;
-    if (o.on_iteration) o.on_iteration(round, static_cast<double>(count));
-    if (count == T{0}) break;
-    if (round >= n) negative_cycle(n);
-  }
+  res.rounds = detail::bellman_ford_loop(
+      [&] {
+        // D_new starts as D, then takes min(D_new, A' min.+ D): the fused accumulator path.
+        DenseMatrix<T> next = res.distances;
+        mxm(next, A, res.distances, semiring::min_plus<T>{}, {.accum = binop::min<T>{}, .transpose_a = true});
+        ewise_mult(changed, next, res.distances, binop::ne<T>{});
+        const T count = reduce(changed, monoid::plus<T>{});
+        res.distances = std::move(next);
+        return static_cast<double>(count);
+      },
+      n, o.on_iteration, "geblas::algo::sssp");
   return res;
 }
 

@@ -34,6 +34,9 @@ struct ExchangePlan {
   std::vector<RankPlan> ranks;  // per local rank
 };
 
+// What dist::sssp found of A's weights (NaN is an error, not a state).
+enum class WeightSigns { unknown, nonnegative, some_negative };
+
 struct SparsePlanCache {
   std::mutex mutex;
   std::map<std::vector<Index>, ExchangePlan> by_b_partition;
@@ -47,7 +50,7 @@ struct SparsePlanCache {
   // d / out-degree per local rank, per damping factor (dist::pagerank): built from the
   // row offsets on the host, which costs a PageRank iteration's time or more per call
   std::map<double, std::vector<gd::DenseStorage>> pagerank_scale;
-  bool weights_nonnegative = false;  // checked by dist::sssp on every rank
+  WeightSigns weight_signs = WeightSigns::unknown;  // found by dist::sssp on every rank
 };
 
 // A' with rows partitioned like A's rows, cached on A (see SparsePlanCache).
