@@ -242,6 +242,38 @@ TEST_CASE("dist mxm: bytes moved per product match the matrix's column structure
   }
 }
 
+TEST_CASE("dist mxm: phase timings on GPU ranks, none on host ranks, the product unchanged", "[dist]") {
+  const auto A = random_matrix(240, 240, 3, 37, true);
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    const Communicator comm = disttest::communicator(p);
+    INFO("p=" << p << " " << comm.name());
+    const Index N = 8;
+    auto dA = dist::DistSparseMatrix<float>::scatter(comm, A);
+    auto dB = dist::DistDenseMatrix<float>::scatter(comm, random_dense(240, N, 9));
+    dist::DistDenseMatrix<float> plain(comm, dA.partition(), N), timed(comm, dA.partition(), N);
+    for (const auto ex : {dist::Exchange::rows, dist::Exchange::allgather}) {
+      const auto a = dist::mxm(plain, dA, dB, semiring::max_times<float>{}, {.exchange = ex});
+      const auto b = dist::mxm(timed, dA, dB, semiring::max_times<float>{}, {.exchange = ex, .timings = true});
+      CHECK(a.times.empty());
+      CHECK(b.bytes_sent == a.bytes_sent);
+      CHECK(timed.gather().to_row_major() == plain.gather().to_row_major());
+      if (comm.name() == "host") {
+        CHECK(b.times.empty());  // no devices to time on
+        continue;
+      }
+      REQUIRE(b.times.size() == comm.local_ranks().size());
+      for (std::size_t k = 0; k < b.times.size(); ++k) {
+        const auto& t = b.times[k];
+        CHECK(t.rank == comm.local_ranks()[k]);
+        for (double ms : {t.pack_ms, t.local_ms, t.transfer_ms, t.wait_ms, t.remote_ms}) {
+          CHECK(ms >= 0);
+          CHECK(ms < 10000);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("dist read_matrix_market: each rank keeps its rows", "[dist][data]") {
   const std::string path = geblas::test::data_file("karate.mtx.gz");
   if (path.empty()) {
