@@ -94,7 +94,7 @@ namespace {
 // A distributed matrix read from a file by rows: each process reads the rows of its ranks
 // with `read_rows(begin, end, counts)` (a reader of io::detail's *_rows form); without a
 // given split, a first pass counts the entries of every row (n values per process, not
-// the matrix) for the nnz-balanced split. `file_rows()` is the file's row count.
+// the matrix) for the default split (Partition::for_products). `file_rows()` is the file's row count.
 template <class ReadRows, class FileRows>
 DistSparse read_by_rows(const Communicator& comm, TypeId type, const std::optional<Partition>& rows, const char* where,
                         ReadRows&& read_rows, FileRows&& file_rows) {

@@ -1,7 +1,7 @@
 // Point-to-point transfers between the GPUs of one process as peer copies
 // (cudaMemcpyPeerAsync with peer access enabled): the copy engines move the rows over
-// NVLink directly, where NCCL's send / recv run as kernels that reached about 163 GB/s
-// per direction on 2 x H200 (docs/DISTRIBUTED.md). Used by the NCCL transport of
+// NVLink directly (391 GB/s per direction both ways on 2 x H200, bench_link), where
+// NCCL's send / recv run as kernels and were 7-10% slower (docs/DISTRIBUTED.md). Used by the NCCL transport of
 // Communicator::nccl in place of ncclSend / ncclRecv when every pair of its GPUs has
 // peer access; the transport keeps its streams, events and bounded waits.
 #pragma once
