@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -88,7 +89,13 @@ class NcclTransport final : public Transport {
       cudaSetDevice(devices_[k]);
       for (cudaEvent_t e : timing_events_[k]) cudaEventDestroy(e);
     }
-    if (host_sum_ptr_) cudaFreeHost(host_sum_ptr_);
+    for (SumSlot& slot : sums_) {
+      for (std::size_t k = 0; k < slot.done.size(); ++k) {
+        cudaSetDevice(devices_[k]);
+        if (slot.done[k]) cudaEventDestroy(slot.done[k]);
+      }
+      if (slot.host) cudaFreeHost(slot.host);
+    }
   }
 
   // Creates the communicators: `id` is shared by every rank (ncclGetUniqueId on one).
@@ -240,21 +247,38 @@ class NcclTransport final : public Transport {
     if (!pending_) return;
     pending_ = false;
     order_geblas_streams_after_exchange();
-    // the receives are covered by the next bounded wait: sum_doubles and finish poll the
+    // the receives are covered by the next bounded wait: read_sum and finish poll the
     // communicators' errors, and work queued on a transfer stream runs after them
   }
 
   std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) override {
+    return read_sum(queue_sum_doubles(per_local, count));
+  }
+
+  int queue_sum_doubles(const std::vector<double*>& per_local, int count) override {
     check_usable("dist sum over ranks");
     finish_on_device();
-    if (count <= 0) return {};
-    if (host_sum_.size() < static_cast<std::size_t>(count)) {
-      if (host_sum_ptr_) cudaFreeHost(host_sum_ptr_);
-      host_sum_ptr_ = nullptr;
-      cuda_check(
-          cudaMallocHost(reinterpret_cast<void**>(&host_sum_ptr_), static_cast<std::size_t>(count) * sizeof(double)),
-          "cudaMallocHost");
-      host_sum_.assign(static_cast<std::size_t>(count), 0.0);
+    const int ticket = next_sum_;
+    next_sum_ ^= 1;
+    SumSlot& slot = sums_[ticket];
+    if (slot.queued) read_sum(ticket);  // the oldest sum, never read: its buffers are reused
+    slot.count = std::max(count, 0);
+    slot.queued = true;
+    if (slot.count == 0) return ticket;
+    if (slot.capacity < static_cast<std::size_t>(count)) {
+      if (slot.host) cudaFreeHost(slot.host);
+      slot.host = nullptr;
+      slot.capacity = 0;
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&slot.host), static_cast<std::size_t>(count) * sizeof(double)),
+                 "cudaMallocHost");
+      slot.capacity = static_cast<std::size_t>(count);
+    }
+    if (slot.done.empty()) {
+      slot.done.assign(ranks_.size(), nullptr);
+      for (std::size_t k = 0; k < ranks_.size(); ++k) {
+        Guard g(devices_[k]);
+        cuda_check(cudaEventCreateWithFlags(&slot.done[k], cudaEventDisableTiming), "cudaEventCreate");
+      }
     }
     order_after_geblas_streams();  // (geblas's stream already waits for the exchange)
     nccl_check(ncclGroupStart(), "ncclGroupStart", -1);
@@ -270,20 +294,28 @@ class NcclTransport final : public Transport {
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
       if (k == 0)
-        cuda_check(cudaMemcpyAsync(host_sum_ptr_, per_local[0], static_cast<std::size_t>(count) * sizeof(double),
+        cuda_check(cudaMemcpyAsync(slot.host, per_local[0], static_cast<std::size_t>(count) * sizeof(double),
                                    cudaMemcpyDeviceToHost, streams_[0]),
                    "cudaMemcpyAsync (sum over ranks)");
-      cuda_check(cudaEventRecord(done_[k], streams_[k]), "cudaEventRecord");
+      cuda_check(cudaEventRecord(slot.done[k], streams_[k]), "cudaEventRecord");
       // the next step on this device may overwrite the buffer only after the reduction
       auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[k]));
-      cuda_check(cudaStreamWaitEvent(gs, done_[k], 0), "cudaStreamWaitEvent");
+      cuda_check(cudaStreamWaitEvent(gs, slot.done[k], 0), "cudaStreamWaitEvent");
     }
+    return ticket;
+  }
+
+  std::vector<double> read_sum(int ticket) override {
+    SumSlot& slot = sums_[ticket & 1];
+    if (!slot.queued) throw InvalidValue("dist sum over ranks: read of a sum that was not queued or was read already");
+    slot.queued = false;
+    if (slot.count == 0) return {};
     const auto deadline = Clock::now() + timeout();
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
-      wait_event(done_[k], k, deadline, "the sum over ranks");
+      wait_event(slot.done[k], k, deadline, "the sum over ranks");
     }
-    return std::vector<double>(host_sum_ptr_, host_sum_ptr_ + count);
+    return std::vector<double>(slot.host, slot.host + slot.count);
   }
 
   void check_usable(const char* where) const override {
@@ -436,8 +468,17 @@ class NcclTransport final : public Transport {
   std::vector<std::vector<cudaEvent_t>> timing_events_;  // per local rank (timing_event)
   std::vector<std::size_t> marks_used_;
   std::vector<char> packs_timed_;
-  double* host_sum_ptr_ = nullptr;  // pinned: the read-back of sum_doubles
-  std::vector<double> host_sum_;    // its capacity
+  // The sums over ranks in flight (queue_sum_doubles' tickets 0 and 1): a pinned
+  // read-back buffer and a completion event per local rank each.
+  struct SumSlot {
+    double* host = nullptr;
+    std::size_t capacity = 0;
+    int count = 0;
+    bool queued = false;
+    std::vector<cudaEvent_t> done;
+  };
+  SumSlot sums_[2];
+  int next_sum_ = 0;
   std::string abort_reason_;
 };
 

@@ -5,7 +5,8 @@
 // vertices' rank uniformly, and gives the same iteration counts as one device). Per
 // iteration and rank: the halo of xs packed and exchanged, the fused step over the rank's
 // block of A' (owned columns, then the halo), its change summed over ranks on the devices
-// (one NCCL all-reduce), and one read-back for the whole communicator. A' is built by a
+// (one NCCL all-reduce), and one read-back for the whole communicator, which the host
+// waits for while the devices run the next step. A' is built by a
 // distributed transpose on the first call and kept with A: each rank sends every entry
 // (i, j) to the owner of row j (an all-to-all of the set-up kind, over the host collectives).
 #include <algorithm>
@@ -150,7 +151,7 @@ const std::vector<gd::DenseStorage>& damped_scale(const DistSparse& A, double da
 // block's columns read it, the owned values then the received halo, in two slots.
 struct RankState {
   gd::DenseStorage x[2], xs[2];  // m values; m + halo values
-  gd::RawBuffer change;          // the rank's L1 change of the step, one double on its device
+  gd::RawBuffer change;          // the rank's L1 change of a step, one double per parity of the step
   gd::PageRankIterate args;
 };
 
@@ -181,8 +182,8 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
       s.x[j] = gd::make_dense(m, 1, Layout::row_major, A.type, dev);
       s.xs[j] = gd::make_dense(m + rp.halo, 1, Layout::row_major, A.type, dev);
     }
-    s.change = gd::RawBuffer(sizeof(double), dev);
-    gd::zero_bytes(s.change.data(), dev, sizeof(double));
+    s.change = gd::RawBuffer(2 * sizeof(double), dev);
+    gd::zero_bytes(s.change.data(), dev, 2 * sizeof(double));
     gd::PageRankIterate& a = s.args;
     a.At = &combined_block(rp, dev);
     a.weighted = false;  // plain PageRank reads the pattern of A' only
@@ -200,38 +201,48 @@ DistPageRank pagerank_typed(const DistSparse& A, const PageRankOptions& o) {
     if (m > 0) gd::backend_for(dev).graph->pagerank_iterate(a, 0, 0);
     a.initialise = false;
   });
-  std::vector<double*> changes(L);
-  for (std::size_t k = 0; k < L; ++k) changes[k] = st[k].change.as<double>();
-
   // One step: the halo of xs, the fused step on every rank's rows (queued on every
-  // device before any wait), the changes summed over ranks on the devices, and one
-  // read-back, which also bounds the exchange. The check is exact: each step's change
-  // is known before the next starts, so the run stops at the iteration one device
-  // stops at.
+  // device before any wait), and the changes summed over ranks on the devices. The host
+  // queues step j + 1 before it reads step j's change, so that the devices never wait
+  // for the host between steps; the change of step j, and the slot of its iterate, are
+  // known before step j + 2 is queued, and a step queued after the one that converges
+  // only writes the other slot (its change is read and dropped). So the run stops at the
+  // iteration one device stops at, with the same result.
+  auto queue_step = [&](int cur, int parity) {
+    std::vector<gd::DenseStorage> own(L);
+    std::vector<void*> halo(L);
+    std::vector<double*> changes(L);
+    for (std::size_t k = 0; k < L; ++k) {
+      const Index m = st[k].x[0].nrows;
+      const Device dev = t.device(locals[k]);
+      own[k] = dense_view(st[k].xs[cur].data.data(), m, 1, A.type, dev);
+      halo[k] = st[k].xs[cur].data.template as<T>() + m;
+      changes[k] = st[k].change.template as<double>() + parity;
+    }
+    start_row_exchange(t, *plan, own, halo, 1, A.type);
+    t.finish_on_device();
+    for (std::size_t k = 0; k < L; ++k) {
+      const Device dev = t.device(locals[k]);
+      st[k].args.deltas_on_device = changes[k];
+      if (st[k].x[0].nrows > 0) gd::backend_for(dev).graph->pagerank_iterate(st[k].args, cur, 1);
+      else gd::zero_bytes(changes[k], dev, sizeof(double));  // holds an older sum otherwise
+    }
+    return t.queue_sum_doubles(changes, 1);
+  };
   auto run = [&](int from, int count) {
     gd::PageRankBatch b;
     b.current = from;
+    int ticket = queue_step(from, 0);
     for (int j = 0; j < count; ++j) {
-      const int cur = b.current;
-      std::vector<gd::DenseStorage> own(L);
-      std::vector<void*> halo(L);
-      for (std::size_t k = 0; k < L; ++k) {
-        const Index m = st[k].x[0].nrows;
-        const Device dev = t.device(locals[k]);
-        own[k] = dense_view(st[k].xs[cur].data.data(), m, 1, A.type, dev);
-        halo[k] = st[k].xs[cur].data.template as<T>() + m;
-      }
-      start_row_exchange(t, *plan, own, halo, 1, A.type);
-      t.finish_on_device();
-      for (std::size_t k = 0; k < L; ++k) {
-        const Device dev = t.device(locals[k]);
-        if (st[k].x[0].nrows > 0) gd::backend_for(dev).graph->pagerank_iterate(st[k].args, cur, 1);
-        else gd::zero_bytes(changes[k], dev, sizeof(double));  // holds the last sum otherwise
-      }
-      const double change = t.sum_doubles(changes, 1).at(0);
+      const int next = j + 1 < count ? queue_step(1 - b.current, (j + 1) & 1) : -1;
+      const double change = t.read_sum(ticket).at(0);
       b.deltas.push_back(change);
-      b.current = 1 - cur;
-      if (change < o.tolerance) break;
+      b.current = 1 - b.current;
+      if (change < o.tolerance) {
+        if (next >= 0) t.read_sum(next);  // a step too many, queued: bounded like the others
+        break;
+      }
+      ticket = next;
     }
     return b;
   };

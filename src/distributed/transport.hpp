@@ -80,6 +80,17 @@ class Transport {
   // finish_on_device(). The convergence and frontier counts of the iterative algorithms:
   // one all-reduce and one read-back per step instead of one per rank.
   virtual std::vector<double> sum_doubles(const std::vector<double*>& per_local, int count) = 0;
+  // sum_doubles in two halves, so that the host queues the next step while the devices
+  // sum this one: queue_sum_doubles queues the sum and its read-back and returns a
+  // ticket at once; read_sum(ticket) waits for it (bounded, as sum_doubles) and returns
+  // the sums. Two sums may be in flight; queueing a third waits for the oldest, read or
+  // not. Transports without devices sum at once (the defaults below).
+  virtual int queue_sum_doubles(const std::vector<double*>& per_local, int count) {
+    next_ticket_ ^= 1;
+    queued_sums_[next_ticket_] = sum_doubles(per_local, count);
+    return next_ticket_;
+  }
+  virtual std::vector<double> read_sum(int ticket) { return queued_sums_[ticket & 1]; }
 
   // Phase timing of a product (DistMxmOptions::timings). While on, mark(k) records a
   // point on local rank k's geblas stream and each pack_rows() and start() time the pack
@@ -104,6 +115,10 @@ class Transport {
       if (l[k] == rank) return static_cast<int>(k);
     return -1;
   }
+
+ private:
+  std::vector<double> queued_sums_[2];
+  int next_ticket_ = 0;
 };
 
 // Runs `body(k)` for every local rank; a failure on one is turned, after every rank has
