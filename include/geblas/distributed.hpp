@@ -131,10 +131,9 @@ struct ExchangeStats {
   std::uint64_t messages = 0;    // non-empty point-to-point sends
   std::uint64_t halo_rows = 0;   // rows of B received (with duplicates across ranks)
   // Where the time of one product went, per local rank, from events on the devices
-  // (filled only with DistMxmOptions::timings; empty on the host transport). `pack`
-  // (gathering the rows peers need) and then `transfer` run on the transport's stream
-  // beside `local`, the product of the owned columns; `wait` is how long the rank's
-  // stream waited for its receives after its own work was done.
+  // (filled only with DistMxmOptions::timings; empty on the host transport). `transfer`
+  // runs beside `local`; `wait` is how long the rank's stream waited for its receives
+  // after its own work was done.
   struct RankTimes {
     int rank = 0;
     double pack_ms = 0, local_ms = 0, transfer_ms = 0, wait_ms = 0, remote_ms = 0;

@@ -6,10 +6,9 @@
 // mxm while the rows travel, then the received rows' product is accumulated with the
 // semiring's add (the "overlap" of the 1-D algorithms of Buluc and Gilbert's CombBLAS
 // and of CAGNET; here on the geblas stream of each GPU, the exchange on its own stream).
-// Each rank packs the rows others need into one send buffer: on GPU ranks with the
-// transport's row gather, on its stream beside the owned product (the transfers follow
-// it there); on host ranks with an mxm by a selection matrix (one entry per row,
-// any_second).
+// Each rank packs the rows others need with an mxm by a selection matrix (one entry per
+// row, any_second), so the packing runs the tuned kernels on every backend and needs no
+// kernel of its own.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -236,8 +235,7 @@ class PhaseMarks {
       if (m.size() != 4) continue;
       ExchangeStats::RankTimes r;
       r.rank = t_.local_ranks()[k];
-      // what geblas's stream did before the owned product, and the transport's pack
-      r.pack_ms = m[0] + (k < tl.pack_ms.size() ? tl.pack_ms[k] : 0.0);
+      r.pack_ms = m[0];
       r.local_ms = m[1] - m[0];
       r.wait_ms = m[2] - m[1];
       r.remote_ms = m[3] - m[2];
@@ -252,9 +250,8 @@ class PhaseMarks {
 };
 
 // Packs the rows local rank k's peers need from its rows of B: with the transport's row
-// gather where it has one (GPU ranks: one pass over the rows on the transport's stream,
-// beside what geblas's stream runs next), else by the product with the selection matrix
-// (any_second) on geblas's stream, which the CPU ranks run.
+// gather where it has one (GPU ranks: one pass over the rows, about the copy rate),
+// else by the product with the selection matrix (any_second), which the CPU ranks run.
 void pack(Transport& t, int k, gd::DenseStorage& packed, const RankPlan& rp, const gd::DenseStorage& own) {
   if (rp.send_total == 0 || own.ncols == 0) return;
   const std::size_t row_bytes = static_cast<std::size_t>(own.ncols) * size_of(own.type);

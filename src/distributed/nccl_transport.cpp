@@ -34,13 +34,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The pack's grid, in blocks of the row gather per SM: a quarter of an SM's threads, so
-// that the owned product, queued on geblas's stream just after it, finds room on every
-// SM and the two run together (a grid filling the device would hold every SM until the
-// pack ends).
-constexpr int kPackBlocksPerSm = 2;
-constexpr std::size_t kFirstMark = 4;  // timing events: see timing_event
-
 // Between polls of an event: yield for the first 2 ms (an exchange or a reduction of a
 // PageRank step completes in tens of microseconds, and a 50 us sleep was a large share
 // of it), then sleep, so that a long wait does not hold a core.
@@ -178,7 +171,6 @@ class NcclTransport final : public Transport {
   void set_timing(bool on) override {
     timing_ = on;
     marks_used_.assign(ranks_.size(), 0);
-    packs_timed_.assign(ranks_.size(), 0);
     if (timing_events_.empty()) timing_events_.resize(ranks_.size());
   }
 
@@ -187,7 +179,7 @@ class NcclTransport final : public Transport {
     const auto K = static_cast<std::size_t>(k);
     Guard g(devices_[K]);
     auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[K]));
-    cuda_check(cudaEventRecord(timing_event(K, kFirstMark + marks_used_[K]++), gs), "cudaEventRecord (timing)");
+    cuda_check(cudaEventRecord(timing_event(K, 2 + marks_used_[K]++), gs), "cudaEventRecord (timing)");
   }
 
   Timeline timeline() override {
@@ -195,7 +187,6 @@ class NcclTransport final : public Transport {
     if (!timing_) return t;
     t.marks_ms.resize(ranks_.size());
     t.transfer_ms.assign(ranks_.size(), 0.0);
-    t.pack_ms.assign(ranks_.size(), 0.0);
     for (std::size_t k = 0; k < ranks_.size(); ++k) {
       Guard g(devices_[k]);
       auto elapsed = [&](cudaEvent_t a, cudaEvent_t b) {
@@ -205,12 +196,10 @@ class NcclTransport final : public Transport {
         return static_cast<double>(ms);
       };
       for (std::size_t m = 1; m < marks_used_[k]; ++m)
-        t.marks_ms[k].push_back(elapsed(timing_events_[k][kFirstMark], timing_events_[k][kFirstMark + m]));
+        t.marks_ms[k].push_back(elapsed(timing_events_[k][2], timing_events_[k][2 + m]));
       if (transfers_timed_) t.transfer_ms[k] = elapsed(timing_events_[k][0], timing_events_[k][1]);
-      if (packs_timed_[k]) t.pack_ms[k] = elapsed(timing_events_[k][2], timing_events_[k][3]);
     }
     marks_used_.assign(ranks_.size(), 0);
-    packs_timed_.assign(ranks_.size(), 0);
     transfers_timed_ = false;
     return t;
   }
@@ -219,16 +208,7 @@ class NcclTransport final : public Transport {
                  std::size_t row_bytes) override {
     const auto K = static_cast<std::size_t>(k);
     Guard g(devices_[K]);
-    // beside geblas's stream: the rows of B may have been written there
-    auto gs = static_cast<cudaStream_t>(geblas::detail::cuda_stream_handle(devices_[K]));
-    cuda_check(cudaEventRecord(ready_[K], gs), "cudaEventRecord");
-    cuda_check(cudaStreamWaitEvent(streams_[K], ready_[K], 0), "cudaStreamWaitEvent");
-    if (timing_) cuda_check(cudaEventRecord(timing_event(K, 2), streams_[K]), "cudaEventRecord (timing)");
-    gather_rows(streams_[K], dst, src, index, rows, row_bytes, kPackBlocksPerSm);
-    if (timing_) {
-      cuda_check(cudaEventRecord(timing_event(K, 3), streams_[K]), "cudaEventRecord (timing)");
-      packs_timed_[K] = 1;
-    }
+    gather_rows(geblas::detail::cuda_stream_handle(devices_[K]), dst, src, index, rows, row_bytes);
     return true;
   }
 
@@ -344,8 +324,7 @@ class NcclTransport final : public Transport {
   }
 
   // Timing events of local rank k: 0 and 1 bracket the transfers on the transport's
-  // stream, 2 and 3 its pack, kFirstMark.. are the marks on geblas's stream; created on
-  // first use, kept.
+  // stream, 2.. are the marks on geblas's stream; created on first use, kept.
   cudaEvent_t timing_event(std::size_t k, std::size_t slot) {
     auto& ev = timing_events_[k];
     while (ev.size() <= slot) {
@@ -467,7 +446,6 @@ class NcclTransport final : public Transport {
   bool timing_ = false, transfers_timed_ = false;
   std::vector<std::vector<cudaEvent_t>> timing_events_;  // per local rank (timing_event)
   std::vector<std::size_t> marks_used_;
-  std::vector<char> packs_timed_;
   // The sums over ranks in flight (queue_sum_doubles' tickets 0 and 1): a pinned
   // read-back buffer and a completion event per local rank each.
   struct SumSlot {

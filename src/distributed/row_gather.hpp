@@ -9,10 +9,8 @@ namespace geblas::dist::detail {
 
 // Queues on `stream` (a cudaStream_t of the current device, as void*): for i < rows, row
 // index[i] of `src` (rows of row_bytes bytes) is copied to row i of `dst`; all three are
-// memory of the current device. The grid holds at most blocks_per_sm blocks of 256
-// threads per SM (8 fill an SM; fewer leave room for kernels running beside it).
-// CudaError on a failed launch.
+// memory of the current device. CudaError on a failed launch.
 void gather_rows(void* stream, void* dst, const void* src, const std::int32_t* index, std::size_t rows,
-                 std::size_t row_bytes, int blocks_per_sm);
+                 std::size_t row_bytes);
 
 }  // namespace geblas::dist::detail

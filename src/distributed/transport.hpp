@@ -53,12 +53,9 @@ class Transport {
   // transport is asynchronous.
   virtual void start(const std::vector<RankTransfers>& per_local) = 0;
   // Packs the rows a local rank sends: row i of `dst` = row index[i] of `src` (rows of
-  // row_bytes bytes on local rank k's device). Queued on the transport's stream of rank k,
-  // after the work already queued on its geblas stream, and before the transfers of the
-  // next start(): geblas's stream goes on with other work (the owned product) beside it,
-  // and work queued on it after finish() follows the pack too. Returns false where the
-  // transport has no kernel for it (host ranks): the caller then packs with a product by
-  // a selection matrix on geblas's stream.
+  // row_bytes bytes on local rank k's device), queued on its current geblas stream.
+  // Returns false where the transport has no kernel for it (host ranks): the caller then
+  // packs with a product by a selection matrix.
   virtual bool pack_rows(int /*k*/, void* /*dst*/, const void* /*src*/, const std::int32_t* /*index*/,
                          std::size_t /*rows*/, std::size_t /*row_bytes*/) {
     return false;
@@ -93,14 +90,13 @@ class Transport {
   virtual std::vector<double> read_sum(int ticket) { return queued_sums_[ticket & 1]; }
 
   // Phase timing of a product (DistMxmOptions::timings). While on, mark(k) records a
-  // point on local rank k's geblas stream and each pack_rows() and start() time the pack
-  // and the transfers on the transport's streams; timeline() waits for them, returns per
-  // local rank the milliseconds from its first mark to each later one and the last
-  // pack's and transfers' durations, and forgets them. Transports without devices record nothing.
+  // point on local rank k's geblas stream and each start() times its transfers on the
+  // transport's streams; timeline() waits for them, returns per local rank the
+  // milliseconds from its first mark to each later one and the last transfers'
+  // duration, and forgets them. Transports without devices record nothing.
   struct Timeline {
     std::vector<std::vector<double>> marks_ms;
     std::vector<double> transfer_ms;
-    std::vector<double> pack_ms;  // the last pack_rows on the transport's stream; 0 if none
   };
   virtual void set_timing(bool) {}
   virtual void mark(int) {}
