@@ -23,8 +23,8 @@
 // (DistMxmOptions::timings: packing, owned product, transfers, wait, remote product).
 // --project lists rank counts for which the rows each rank would receive are counted on
 // the host (host transport, one product with N = 1, no GPU needed): the input of the
-// extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands do not fit runs
-// on the GPUs alone (single_ms "oom").
+// extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands (A, or B and C
+// of that width) do not fit runs on the GPUs alone (single_ms "oom", unchecked).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -353,7 +353,17 @@ int main(int argc, char** argv) {
           }
         std::fflush(stdout);
       } catch (const OutOfMemory& e) {
-        std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+        // A fits on one GPU but B and C of this width do not: the GPUs alone, from here on
+        std::printf("# %s N=%lld: the single-GPU operands do not fit (%s): distributed runs only\n", g.name.c_str(),
+                    static_cast<long long>(N), e.what());
+        A1opt.reset();
+        for (std::size_t c = 0; c < T; ++c) {
+          try {
+            run_dist_only(*cc[c], dAs[c], N, a, g.name);
+          } catch (const OutOfMemory& e2) {
+            std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e2.what());
+          }
+        }
       }
     }
     if (over_budget() || a.pagerank_iters <= 0 || !A1opt) continue;
