@@ -663,6 +663,38 @@ TEST_CASE("dist BFS: bad input gives a clear error", "[dist][bfs][errors]") {
   CHECK_THROWS_AS(dist::bfs(rect, {0}), DimensionMismatch);
 }
 
+// dist::pagerank queues iteration j + 1 before it reads iteration j's change: the run
+// must still stop at the first iteration below the tolerance and return that
+// iteration's ranks, not the one queued after it.
+TEST_CASE("dist PageRank: the converged result is the iteration that converged", "[dist][pagerank]") {
+  const auto A = random_matrix(240, 240, 4, 19, true);
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    INFO("p=" << p);
+    auto dA = dist::DistSparseMatrix<float>::scatter(disttest::communicator(p), A);
+    std::vector<double> changes;
+    // a loose tolerance: a few iterations, and consecutive iterates far apart
+    const auto pr = dist::pagerank(dA, {0.85, 1e-2, 100, [&](int, double d) { changes.push_back(d); }});
+    REQUIRE(pr.converged);
+    REQUIRE(pr.iterations >= 2);
+    REQUIRE(changes.size() == static_cast<std::size_t>(pr.iterations));
+    CHECK(changes.back() < 1e-2);
+    for (std::size_t i = 0; i + 1 < changes.size(); ++i) CHECK(changes[i] >= 1e-2);
+    const auto same = dist::pagerank(dA, {0.85, 0.0, pr.iterations});
+    const auto more = dist::pagerank(dA, {0.85, 0.0, pr.iterations + 1});
+    const auto x = pr.ranks.gather().to_row_major(), xs = same.ranks.gather().to_row_major(),
+               xm = more.ranks.gather().to_row_major();
+    double to_same = 0, to_more = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      to_same = std::max(to_same, std::abs(double(x[i]) - double(xs[i])));
+      to_more = std::max(to_more, std::abs(double(x[i]) - double(xm[i])));
+    }
+    INFO("iterations " << pr.iterations << ", max difference to the same count " << to_same << ", to one more "
+                       << to_more);
+    CHECK(to_same <= 1e-7);
+    CHECK(to_more > 1e-6);  // so that the check above can tell the two apart
+  }
+}
+
 TEST_CASE("dist PageRank: a fixed iteration count and the per-iteration callback", "[dist][pagerank]") {
   const auto A = random_matrix(180, 180, 3, 17, true);
   algo::PageRankOptions po;
