@@ -286,8 +286,9 @@ class NcclTransport final : public Transport {
   }
 
   std::vector<double> read_sum(int ticket) override {
-    SumSlot& slot = sums_[ticket & 1];
-    if (!slot.queued) throw InvalidValue("dist sum over ranks: read of a sum that was not queued or was read already");
+    if (ticket < 0 || ticket > 1 || !sums_[ticket].queued)
+      throw InvalidValue("dist sum over ranks: read of a sum that was not queued or was read already");
+    SumSlot& slot = sums_[ticket];
     slot.queued = false;
     if (slot.count == 0) return {};
     const auto deadline = Clock::now() + timeout();

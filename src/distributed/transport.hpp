@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "geblas/distributed.hpp"
+#include "geblas/error.hpp"
 
 namespace geblas::dist::detail {
 
@@ -81,13 +82,20 @@ class Transport {
   // sum this one: queue_sum_doubles queues the sum and its read-back and returns a
   // ticket at once; read_sum(ticket) waits for it (bounded, as sum_doubles) and returns
   // the sums. Two sums may be in flight; queueing a third waits for the oldest, read or
-  // not. Transports without devices sum at once (the defaults below).
+  // not, and reading a ticket twice (or one never queued) is an InvalidValue. Transports
+  // without devices sum at once (the defaults below).
   virtual int queue_sum_doubles(const std::vector<double*>& per_local, int count) {
     next_ticket_ ^= 1;
     queued_sums_[next_ticket_] = sum_doubles(per_local, count);
+    unread_[next_ticket_] = true;
     return next_ticket_;
   }
-  virtual std::vector<double> read_sum(int ticket) { return queued_sums_[ticket & 1]; }
+  virtual std::vector<double> read_sum(int ticket) {
+    if (ticket < 0 || ticket > 1 || !unread_[ticket])
+      throw InvalidValue("dist sum over ranks: read of a sum that was not queued or was read already");
+    unread_[ticket] = false;
+    return queued_sums_[ticket];
+  }
 
   // Phase timing of a product (DistMxmOptions::timings). While on, mark(k) records a
   // point on local rank k's geblas stream and each start() times its transfers on the
@@ -114,6 +122,7 @@ class Transport {
 
  private:
   std::vector<double> queued_sums_[2];
+  bool unread_[2] = {false, false};
   int next_ticket_ = 0;
 };
 

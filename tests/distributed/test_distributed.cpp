@@ -401,6 +401,44 @@ TEST_CASE("dist: an exchange that cannot complete raises CommunicationError, nev
   }
 }
 
+// The sums over ranks that dist::pagerank queues one step ahead: two in flight, each
+// read once, in any order; a third queued waits for the oldest.
+TEST_CASE("dist sums over ranks: two in flight, each read once", "[dist]") {
+  namespace gd = geblas::detail;
+  for (int p = 1; p <= disttest::max_ranks(); ++p) {
+    INFO("p=" << p);
+    const Communicator comm = disttest::communicator(p);
+    auto& t = comm.transport();
+    const auto& locals = comm.local_ranks();
+    // one pair of doubles per local rank and per sum: rank r holds (r + 1) x scale, -(r + 1)
+    std::vector<gd::RawBuffer> keep;
+    auto values = [&](double scale) {
+      std::vector<double*> ptrs;
+      for (int r : locals) {
+        const double v[2] = {(r + 1) * scale, -(r + 1.0)};
+        keep.emplace_back(sizeof v, comm.device(r));
+        gd::copy_bytes(keep.back().data(), comm.device(r), v, Device::cpu(), sizeof v);
+        ptrs.push_back(keep.back().as<double>());
+      }
+      return ptrs;
+    };
+    // over every rank, local or not: sum of r + 1 for r < p
+    const double total = p * (p + 1) / 2.0;
+    const int a = t.queue_sum_doubles(values(1), 2);
+    const int b = t.queue_sum_doubles(values(10), 1);
+    CHECK(t.read_sum(b) == std::vector<double>{10 * total});
+    CHECK(t.read_sum(a) == std::vector<double>{total, -total});
+    CHECK_THROWS_AS(t.read_sum(a), InvalidValue);
+    const int c = t.queue_sum_doubles(values(2), 2);
+    const int d = t.queue_sum_doubles(values(3), 2);
+    const int e = t.queue_sum_doubles(values(4), 2);  // c's slot: c is waited for, unread
+    CHECK(e == c);
+    CHECK(t.read_sum(e) == std::vector<double>{4 * total, -total});
+    CHECK(t.read_sum(d) == std::vector<double>{3 * total, -total});
+    CHECK(t.sum_doubles(values(5), 1) == std::vector<double>{5 * total});
+  }
+}
+
 TEST_CASE("dist GNN aggregation equals the single-device algorithms", "[dist][gnn]") {
   const auto A = random_matrix(260, 260, 5, 51, false);
   const Index f = 24;
