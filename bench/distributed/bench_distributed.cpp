@@ -280,16 +280,20 @@ int main(int argc, char** argv) {
     } catch (const OutOfMemory&) {
       std::printf("# %s does not fit on one GPU: distributed runs only\n", g.name.c_str());
     }
+    // every split on the GPUs alone, unchecked: the operands do not fit one GPU
+    auto dist_only = [&](Index N) {
+      for (std::size_t c = 0; c < T; ++c) {
+        try {
+          run_dist_only(*cc[c], dAs[c], N, a, g.name, label[c]);
+        } catch (const OutOfMemory& e) {
+          std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
+        }
+      }
+    };
     for (Index N : a.widths) {
       if (over_budget()) { std::printf("# budget spent: %s N=%lld not started\n", g.name.c_str(), static_cast<long long>(N)); break; }
       if (!A1opt) {
-        for (std::size_t c = 0; c < T; ++c) {
-          try {
-            run_dist_only(*cc[c], dAs[c], N, a, g.name, label[c]);
-          } catch (const OutOfMemory& e) {
-            std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e.what());
-          }
-        }
+        dist_only(N);
         continue;
       }
       const auto& A1 = *A1opt;
@@ -357,13 +361,7 @@ int main(int argc, char** argv) {
         std::printf("# %s N=%lld: the single-GPU operands do not fit (%s): distributed runs only\n", g.name.c_str(),
                     static_cast<long long>(N), e.what());
         A1opt.reset();
-        for (std::size_t c = 0; c < T; ++c) {
-          try {
-            run_dist_only(*cc[c], dAs[c], N, a, g.name, label[c]);
-          } catch (const OutOfMemory& e2) {
-            std::printf("# %s N=%lld SKIPPED: %s\n", g.name.c_str(), static_cast<long long>(N), e2.what());
-          }
-        }
+        dist_only(N);
       }
     }
     if (over_budget() || a.pagerank_iters <= 0 || !A1opt) continue;
