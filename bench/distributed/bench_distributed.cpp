@@ -13,6 +13,7 @@
 //   bench_distributed [--graphs=rmat:22:16,uniform:4194304:67108864] [--n=64,128,256,512]
 //                     [--gpus=2] [--reps=5] [--budget-s=300] [--pagerank-iters=20]
 //                     [--project=4,8,64] [--p2p=auto|nccl|peer[,...]] [--row-cost=0[,...]]
+//                     [--bfs-detail=0|1]
 // --p2p lists the point-to-point transfers of the distributed runs (CommOptions::
 // point_to_point; default auto): every listed one gets its communicator and its rows,
 // timed in turn within each repetition, so that one run compares NCCL's send / recv with
@@ -23,13 +24,15 @@
 // (DistMxmOptions::timings: packing, owned product, transfers, wait, remote product).
 // --project lists rank counts for which the rows each rank would receive are counted on
 // the host (host transport, one product with N = 1, no GPU needed): the input of the
-// extrapolation in docs/DISTRIBUTED.md. A case whose single-GPU operands (A, or B and C
+// extrapolation in docs/DISTRIBUTED.md. --bfs-detail=1 also times one BFS level's product
+// alone (one GPU, distributed, and the latter by phase). A case whose single-GPU operands (A, or B and C
 // of that width) do not fit runs on the GPUs alone (single_ms "oom", unchecked).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +60,7 @@ struct Args {
   std::vector<dist::PointToPoint> p2p{dist::PointToPoint::automatic};
   std::vector<Index> row_costs{0};  // Partition::balanced's row_cost, one run each
   double budget_s = 300;
+  bool bfs_detail = false;
 };
 
 std::optional<std::vector<dist::PointToPoint>> parse_p2p(const std::string& s) {
@@ -175,6 +179,21 @@ void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<
   std::fflush(stdout);
 }
 
+// The pattern of H' as 64-bit integer ones (what dist::bfs multiplies by), on the host.
+SparseMatrix<std::int64_t> transpose_pattern(const SparseMatrix<float>& H) {
+  const auto off = H.row_offsets();
+  const auto col = H.col_indices();
+  std::vector<Index> t(static_cast<std::size_t>(H.ncols()) + 1, 0);
+  for (ColIndex c : col) ++t[static_cast<std::size_t>(c) + 1];
+  for (std::size_t j = 1; j < t.size(); ++j) t[j] += t[j - 1];
+  std::vector<Index> at(t.begin(), t.end() - 1);
+  std::vector<ColIndex> tc(col.size());
+  for (Index i = 0; i < H.nrows(); ++i)
+    for (Index e = off[static_cast<std::size_t>(i)]; e < off[static_cast<std::size_t>(i) + 1]; ++e)
+      tc[static_cast<std::size_t>(at[static_cast<std::size_t>(col[static_cast<std::size_t>(e)])]++)] = static_cast<ColIndex>(i);
+  return SparseMatrix<std::int64_t>::from_csr(H.ncols(), H.nrows(), t, tc, std::vector<std::int64_t>(col.size(), 1));
+}
+
 std::vector<Index> parse_list(const std::string& s) {
   std::vector<Index> out;
   for (const auto& x : bench::split(s, ',')) out.push_back(std::stoll(x));
@@ -196,6 +215,7 @@ int main(int argc, char** argv) {
     else if (s.rfind("--project=", 0) == 0) a.project = parse_list(val("--project="));
     else if (s.rfind("--row-cost=", 0) == 0) a.row_costs = parse_list(val("--row-cost="));
     else if (s.rfind("--pagerank-iters=", 0) == 0) a.pagerank_iters = std::stoi(val("--pagerank-iters="));
+    else if (s.rfind("--bfs-detail=", 0) == 0) a.bfs_detail = val("--bfs-detail=") == "1";
     else if (s.rfind("--p2p=", 0) == 0) {
       const auto p = parse_p2p(val("--p2p="));
       if (!p) {
@@ -480,6 +500,37 @@ int main(int argc, char** argv) {
         failures += bok ? 0 : 1;
         std::printf("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d),%s\n", g.name.c_str(), sources.size(), t1b, tdb,
                     t1b / tdb, bok ? "ok" : "WRONG", rb->depth, label[c].c_str());
+      }
+      // --bfs-detail: one level's product alone (Y = A' min.second F, N = 4, int64, the
+      // sources as the frontier) on one GPU and distributed, the latter by phase
+      if (a.bfs_detail) {
+        const auto HT = transpose_pattern(H);
+        const auto T1 = HT.to(Device::cuda(0));
+        std::vector<std::int64_t> f(static_cast<std::size_t>(n) * sources.size(), std::numeric_limits<std::int64_t>::max());
+        for (std::size_t c = 0; c < sources.size(); ++c) f[static_cast<std::size_t>(sources[c]) * sources.size() + c] = sources[c];
+        const auto F = DenseMatrix<std::int64_t>::from_row_major(n, static_cast<Index>(sources.size()), f);
+        const auto F1 = F.to(Device::cuda(0));
+        DenseMatrix<std::int64_t> Y1(n, static_cast<Index>(sources.size()), Device::cuda(0));
+        std::vector<double> ts;
+        for (int rep = 0; rep < a.reps + 2; ++rep)
+          ts.push_back(wall_ms(a.gpus, [&] { mxm(Y1, T1, F1, semiring::min_second<std::int64_t>{}); }));
+        const auto rec = last_dispatch();
+        std::printf("# bfs product %s: one GPU %.3f ms (%s: %s)\n", g.name.c_str(), median(ts), rec.variant.c_str(),
+                    rec.reason.c_str());
+        for (std::size_t c = 0; c < T; ++c) {
+          const auto dT = dist::DistSparseMatrix<std::int64_t>::scatter(*cc[c], HT, dAs[c].partition());
+          const auto dF = dist::DistDenseMatrix<std::int64_t>::scatter(*cc[c], F, dAs[c].partition());
+          dist::DistDenseMatrix<std::int64_t> dY(*cc[c], dAs[c].partition(), static_cast<Index>(sources.size()));
+          std::vector<double> td;
+          for (int rep = 0; rep < a.reps + 2; ++rep)
+            td.push_back(wall_ms(a.gpus, [&] { dist::mxm(dY, dT, dF, semiring::min_second<std::int64_t>{}); }));
+          std::printf("# bfs product %s %s: distributed %.3f ms\n", g.name.c_str(), label[c].c_str(), median(td));
+          const auto st = dist::mxm(dY, dT, dF, semiring::min_second<std::int64_t>{}, {.timings = true});
+          for (const auto& r : st.times)
+            std::printf("# bfs product phases %s rank %d: pack %.3f, owned product %.3f, transfers %.3f, waited %.3f, "
+                        "remote product %.3f ms\n",
+                        label[c].c_str(), r.rank, r.pack_ms, r.local_ms, r.transfer_ms, r.wait_ms, r.remote_ms);
+        }
       }
     }
     std::fflush(stdout);
