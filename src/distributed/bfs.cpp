@@ -8,6 +8,7 @@
 // operands' type to be the vertex ids'). The per-level update (new vertices, the next
 // frontier, their count) is the backend's bfs_level_step on each rank's rows, and the
 // counts are summed over ranks on the devices: one read-back per level.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -48,8 +49,24 @@ const DistSparse& transpose_pattern(const DistSparse& A) {
   return *A.plans->transpose_pattern;
 }
 
-void to_part(gd::DenseStorage& dst, const std::vector<V>& src) {
-  if (!src.empty()) gd::copy_bytes(dst.data.data(), dst.device, src.data(), Device::cpu(), src.size() * sizeof(V));
+// Sets every element of `d` to `value` where it lives: on a GPU one pass of apply
+// (second(x, value) over the zeroed storage), so that a level's arrays never cross the
+// host link (three of rows x sources int64 values per rank, 200 MB at R-MAT scale 22).
+void fill(gd::DenseStorage& d, V value) {
+  const Index count = d.nrows * d.ncols;
+  if (count == 0) return;
+  if (d.device.is_cpu()) {
+    std::fill_n(d.data.as<V>(), count, value);
+    return;
+  }
+  gd::ApplyArgs f;
+  f.binary = BinaryOpId::second;
+  std::memcpy(f.scalar.data(), &value, sizeof value);
+  gd::backend_for(d.device).apply_values(d.data.data(), d.data.data(), count, TypeId::int64, f, d.device.ordinal());
+}
+
+void put(gd::DenseStorage& d, Index at, V value) {
+  gd::copy_bytes(d.data.as<V>() + at, d.device, &value, Device::cpu(), sizeof value);
 }
 
 }  // namespace
@@ -73,8 +90,8 @@ DistBfs bfs(const DistSparse& A, const std::vector<Index>& sources) {
   const auto& locals = t.local_ranks();
   const std::size_t L = locals.size();
   const DistSparse& P = transpose_pattern(A);
-  // Levels, parents and the first frontier are set on the host once; every level after
-  // runs on the devices: the product, the backend's update of each rank's rows (which
+  // Levels, parents and the first frontier are set on each rank's device; every level
+  // runs there too: the product, the backend's update of each rank's rows (which
   // writes the next frontier into F), the counts summed over ranks on the devices and
   // read back once, the only host wait of a level besides the product's exchange.
   DistBfs res{make_dense(A.comm, A.rows, k, TypeId::int64), make_dense(A.comm, A.rows, k, TypeId::int64), 0};
@@ -84,19 +101,17 @@ DistBfs bfs(const DistSparse& A, const std::vector<Index>& sources) {
   agree(t, where, [&](int q) {
     const std::size_t u = static_cast<std::size_t>(q);
     const int r = locals[u];
-    const auto m = static_cast<std::size_t>(A.rows.count(r));
-    std::vector<V> lev(m * static_cast<std::size_t>(k), -1), par(lev.size(), -1), f(lev.size(), kNone);
+    fill(res.levels.parts[u], -1);
+    fill(res.parents.parts[u], -1);
+    fill(F.parts[u], kNone);
     for (Index c = 0; c < k; ++c) {
       const Index s = sources[static_cast<std::size_t>(c)];
       if (s < A.rows.begin(r) || s >= A.rows.end(r)) continue;
-      const auto at = static_cast<std::size_t>((s - A.rows.begin(r)) * k + c);
-      lev[at] = 0;
-      par[at] = s;
-      f[at] = s;
+      const Index at = (s - A.rows.begin(r)) * k + c;
+      put(res.levels.parts[u], at, 0);
+      put(res.parents.parts[u], at, s);
+      put(F.parts[u], at, s);
     }
-    to_part(res.levels.parts[u], lev);
-    to_part(res.parents.parts[u], par);
-    to_part(F.parts[u], f);
     counts[u] = gd::RawBuffer(sizeof(double), t.device(r));
     count_ptrs[u] = counts[u].as<double>();
   });
