@@ -40,6 +40,13 @@ class PeerCopies {
  private:
   std::vector<int> devices_;
   std::vector<cudaEvent_t> sent_;  // per rank: recorded after its copies of an exchange
+  // Per ordered pair (a, b), index a * n + b: a stream of devices[a] for a's copies to b,
+  // the event that starts it after a's transfer stream, and the one that joins it back.
+  // One stream per destination lets a sender's copy engines push to its peers at once
+  // (on one stream the copies to 3 peers ran one after another: 145-156 GB/s per rank
+  // on 4 x H200, against 263-291 with one peer).
+  std::vector<cudaStream_t> lane_;
+  std::vector<cudaEvent_t> fork_, join_;
 };
 
 }  // namespace geblas::dist::detail
