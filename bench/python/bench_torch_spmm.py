@@ -6,6 +6,12 @@ Writes a Markdown table (and a plot when matplotlib is there).
 
     PYTHONPATH=build/python python3 bench/python/bench_torch_spmm.py --data ../shared/data \
         --out docs/notes/python-torch-spmm.md
+    ... --graphs --rmat 20:16 --widths 32 128 256   # a generated graph (R-MAT, 1M x 1M, 16M)
+
+--rmat adds R-MAT graphs (scale:edge_factor; probabilities 0.57 / 0.19 / 0.19 / 0.05,
+duplicates merged, unit values, seeded): graphs large enough that neither side is bound
+by its per-call cost. A baseline that runs out of GPU memory (gather + scatter_reduce
+materialises one row of X per entry) is printed and left as NaN.
 
 Each number is the median wall time of --reps calls (after warm-up), measured with
 torch.cuda.synchronize() around each call, so it includes every host synchronisation a
@@ -20,6 +26,8 @@ import pathlib
 import statistics
 import time
 
+import numpy as np
+import scipy.sparse
 import torch
 
 import geblas
@@ -27,6 +35,23 @@ import geblas.torch as gt
 
 DEFAULT_GRAPHS = ["cora", "citeseer", "pubmed", "email-Enron", "musae-facebook", "cit-HepPh",
                   "soc-Slashdot0902", "ego-Twitter-undirected"]
+
+
+def rmat(scale, edge_factor, seed=20261128):
+    """An R-MAT pattern as a float32 CSR array (scipy), 2^scale vertices."""
+    rng = np.random.default_rng(seed)
+    n, m = 1 << scale, (1 << scale) * edge_factor
+    r = np.zeros(m, np.int64)
+    c = np.zeros(m, np.int64)
+    a, b, cq = 0.57, 0.19, 0.19
+    for bit in range(scale):
+        u = rng.random(m)
+        r |= (u >= a + b).astype(np.int64) << bit
+        c |= (((u >= a) & (u < a + b)) | (u >= a + b + cq)).astype(np.int64) << bit
+    S = scipy.sparse.csr_array((np.ones(m, np.float32), (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    S.data[:] = 1
+    return S
 
 
 def timed(fn, reps, warmup=3):
@@ -66,18 +91,23 @@ def main():
     p.add_argument("--graphs", nargs="*", default=DEFAULT_GRAPHS)
     p.add_argument("--widths", nargs="*", type=int, default=[32, 64, 128, 256, 512])
     p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--rmat", nargs="*", default=[], help="generated graphs, scale:edge_factor (e.g. 20:16)")
     p.add_argument("--out", default=None, help="Markdown file for the table (a .png plot beside it)")
     args = p.parse_args()
     if not torch.cuda.is_available() or geblas.cuda_device_count() == 0:
         raise SystemExit("bench_torch_spmm: needs a CUDA GPU")
     dev = torch.device("cuda:0")
     rows_out = []
-    for name in args.graphs:
-        path = pathlib.Path(args.data) / f"{name}.mtx.gz"
-        if not path.exists():
-            print(f"skip {name}: {path} not found")
-            continue
-        A = geblas.read_matrix_market(path, dtype="float32", device="cuda:0")
+    for name in args.graphs + [f"rmat-{s.replace(':', '-')}" for s in args.rmat]:
+        if name.startswith("rmat-"):
+            scale, ef = (int(x) for x in name.split("-")[1:])
+            A = geblas.Matrix.from_scipy(rmat(scale, ef)).to("cuda:0")
+        else:
+            path = pathlib.Path(args.data) / f"{name}.mtx.gz"
+            if not path.exists():
+                print(f"skip {name}: {path} not found")
+                continue
+            A = geblas.read_matrix_market(path, dtype="float32", device="cuda:0")
         A = geblas.apply(A, "one")  # pattern: unit values (max records its argument for free)
         A_torch = A.to_torch()
         r, c, _ = A.tuples()
