@@ -190,7 +190,8 @@ SparseMatrix<std::int64_t> transpose_pattern(const SparseMatrix<float>& H) {
   std::vector<ColIndex> tc(col.size());
   for (Index i = 0; i < H.nrows(); ++i)
     for (Index e = off[static_cast<std::size_t>(i)]; e < off[static_cast<std::size_t>(i) + 1]; ++e)
-      tc[static_cast<std::size_t>(at[static_cast<std::size_t>(col[static_cast<std::size_t>(e)])]++)] = static_cast<ColIndex>(i);
+      tc[static_cast<std::size_t>(at[static_cast<std::size_t>(col[static_cast<std::size_t>(e)])]++)] =
+          static_cast<ColIndex>(i);
   return SparseMatrix<std::int64_t>::from_csr(H.ncols(), H.nrows(), t, tc, std::vector<std::int64_t>(col.size(), 1));
 }
 
@@ -506,8 +507,10 @@ int main(int argc, char** argv) {
       if (a.bfs_detail) {
         const auto HT = transpose_pattern(H);
         const auto T1 = HT.to(Device::cuda(0));
-        std::vector<std::int64_t> f(static_cast<std::size_t>(n) * sources.size(), std::numeric_limits<std::int64_t>::max());
-        for (std::size_t c = 0; c < sources.size(); ++c) f[static_cast<std::size_t>(sources[c]) * sources.size() + c] = sources[c];
+        std::vector<std::int64_t> f(static_cast<std::size_t>(n) * sources.size(),
+                                    std::numeric_limits<std::int64_t>::max());
+        for (std::size_t c = 0; c < sources.size(); ++c)
+          f[static_cast<std::size_t>(sources[c]) * sources.size() + c] = sources[c];
         const auto F = DenseMatrix<std::int64_t>::from_row_major(n, static_cast<Index>(sources.size()), f);
         const auto F1 = F.to(Device::cuda(0));
         DenseMatrix<std::int64_t> Y1(n, static_cast<Index>(sources.size()), Device::cuda(0));
@@ -527,9 +530,10 @@ int main(int argc, char** argv) {
           std::printf("# bfs product %s %s: distributed %.3f ms\n", g.name.c_str(), label[c].c_str(), median(td));
           const auto st = dist::mxm(dY, dT, dF, semiring::min_second<std::int64_t>{}, {.timings = true});
           for (const auto& r : st.times)
-            std::printf("# bfs product phases %s rank %d: pack %.3f, owned product %.3f, transfers %.3f, waited %.3f, "
-                        "remote product %.3f ms\n",
-                        label[c].c_str(), r.rank, r.pack_ms, r.local_ms, r.transfer_ms, r.wait_ms, r.remote_ms);
+            std::printf(
+                "# bfs product phases %s rank %d: pack %.3f, owned product %.3f, transfers %.3f, waited %.3f, "
+                "remote product %.3f ms\n",
+                label[c].c_str(), r.rank, r.pack_ms, r.local_ms, r.transfer_ms, r.wait_ms, r.remote_ms);
         }
       }
     }
