@@ -90,10 +90,13 @@ void PeerCopies::queue(const std::vector<Copy>& copies, const std::vector<cudaSt
       }
   // Each pair's copies go on the sender's lane for that receiver, forked from and joined
   // back to the sender's transfer stream, in the order given (per pair, as start promises).
+  auto sends = [&](std::size_t a) {
+    for (std::size_t b = 0; b < n; ++b)
+      if (pair[a * n + b]) return true;
+    return false;
+  };
   for (std::size_t a = 0; a < n; ++a) {
-    bool sends = false;
-    for (std::size_t b = 0; b < n; ++b) sends = sends || pair[a * n + b];
-    if (!sends) continue;
+    if (!sends(a)) continue;
     Guard g(devices_[a]);
     cuda_check(cudaEventRecord(fork_[a], streams[a]), "cudaEventRecord (copies may start)");
     for (std::size_t b = 0; b < n; ++b)
@@ -118,9 +121,7 @@ void PeerCopies::queue(const std::vector<Copy>& copies, const std::vector<cudaSt
   // per sender: with 3+ GPUs a receiver also waits for its senders' copies to others,
   // queued before or after its own on the same stream.)
   for (std::size_t a = 0; a < n; ++a) {
-    bool sends = false;
-    for (std::size_t b = 0; b < n; ++b) sends = sends || pair[a * n + b];
-    if (!sends) continue;
+    if (!sends(a)) continue;
     Guard g(devices_[a]);
     cuda_check(cudaEventRecord(sent_[a], streams[a]), "cudaEventRecord");
   }
