@@ -162,10 +162,12 @@ CompiledModule compile_with_nvrtc(const SemiringImpl& s, const KernelSet& set, i
   // ftz=false, prec-div=true, prec-sqrt=true) are nvcc's, and the nvcc build adds nothing
   // that reaches device code (-O3 is the host compiler's), so built-in operator names compile
   // to the built-in kernels' instructions: nvcc on this very translation unit gives the
-  // built-in's machine code byte for byte. NVRTC's own code still differs where a kernel
-  // uses __shared__ arrays (nnz_split, row_pieces, the fold): NVRTC addresses shared
-  // memory with 64-bit pointers where nvcc uses 32-bit ones, and no NVRTC option changes
-  // that (CUDA 13.0; docs/notes/runs/2026-11-28-jit-codegen-parity.md).
+  // built-in's machine code byte for byte. NVRTC addresses __shared__ arrays with 64-bit
+  // pointers where nvcc uses 32-bit ones, and no NVRTC option changes that (CUDA 13.0):
+  // row_pieces and the fold access theirs through 32-bit addresses in PTX
+  // (spmm/shared_access.cuh) and come out as nvcc's; nnz_split does not (written so, its
+  // built-in ran 5% slower), so its NVRTC code still differs
+  // (docs/notes/runs/2026-11-28-jit-codegen-parity.md).
   const char* options[] = {arch.c_str(), "-std=c++20", "-default-device", "-DGEBLAS_JIT=1"};
   const nvrtcResult r = nvrtcCompileProgram(prog, 4, options);
   if (r != NVRTC_SUCCESS)

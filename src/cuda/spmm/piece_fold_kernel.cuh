@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/spmm/device_ops.cuh"
+#include "cuda/spmm/shared_access.cuh"
 
 namespace geblas::detail::cuda::spmm {
 
@@ -27,6 +28,7 @@ __global__ void __launch_bounds__(PieceFoldPolicy::threads)
   constexpr int threads = PieceFoldPolicy::threads;
   constexpr int tile = PieceFoldPolicy::columns_per_thread;
   __shared__ T sums[tile * threads];
+  const SharedArray<T> shared_sums = shared_array(sums);
   wait_for_prior_grid();  // launched early (programmatic dependent launch): the partial rows come from the product
   const Cut r = cut[blockIdx.x];
   int groups = 1;
@@ -51,7 +53,7 @@ __global__ void __launch_bounds__(PieceFoldPolicy::threads)
       }
     }
 #pragma unroll
-    for (int t = 0; t < tile; ++t) sums[t * threads + static_cast<int>(threadIdx.x)] = acc[t];
+    for (int t = 0; t < tile; ++t) shared_sums.store(t * threads + static_cast<int>(threadIdx.x), acc[t]);
     __syncthreads();
     if (g == 0) {
 #pragma unroll
@@ -59,7 +61,7 @@ __global__ void __launch_bounds__(PieceFoldPolicy::threads)
         const Index j = j0 + c + static_cast<Index>(t) * width;
         if (j >= op.n) continue;
         T sum = acc[t];
-        for (int h = 1; h < groups; ++h) sum = ops.add(sum, sums[t * threads + h * width + c]);
+        for (int h = 1; h < groups; ++h) sum = ops.add(sum, shared_sums.load(t * threads + h * width + c));
         Stored* out = op.c_at(r.row, j);
         *out = narrow<Stored>(op.accumulate ? ops.add(widen<T>(*out), sum) : sum);
       }

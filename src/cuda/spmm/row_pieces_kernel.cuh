@@ -3,6 +3,7 @@
 // with the run-time semiring compiler (src/cuda/jit/) as row_split_kernel.cuh is.
 #pragma once
 
+#include "cuda/spmm/shared_access.cuh"
 #include "cuda/spmm/warp_row.cuh"
 
 namespace geblas::detail::cuda::spmm {
@@ -103,12 +104,12 @@ __global__ void __launch_bounds__(RowPiecesPolicy::block_threads)
     if (synced) {
       if (writer && span <= 0)
 #pragma unroll
-        for (int v = 0; v < V; ++v) sums[warp][lane * V + v] = acc[v];
+        for (int v = 0; v < V; ++v) shared_row(sums, warp).store(lane * V + v, acc[v]);
       __syncthreads();
       if (writer)
         for (int q = 1; q < span; ++q)
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], sums[warp + q][lane * V + v]);
+          for (int v = 0; v < V; ++v) acc[v] = ops.add(acc[v], shared_row(sums, warp + q).load(lane * V + v));
     }
     if (writer && span >= 1) {
       if (blocked) store_vec<T, V>(partial + static_cast<Index>(-2 - u.piece) * op.n + j, acc);
