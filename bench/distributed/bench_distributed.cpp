@@ -181,18 +181,9 @@ void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<
 
 // The pattern of H' as 64-bit integer ones (what dist::bfs multiplies by), on the host.
 SparseMatrix<std::int64_t> transpose_pattern(const SparseMatrix<float>& H) {
-  const auto off = H.row_offsets();
-  const auto col = H.col_indices();
-  std::vector<Index> t(static_cast<std::size_t>(H.ncols()) + 1, 0);
-  for (ColIndex c : col) ++t[static_cast<std::size_t>(c) + 1];
-  for (std::size_t j = 1; j < t.size(); ++j) t[j] += t[j - 1];
-  std::vector<Index> at(t.begin(), t.end() - 1);
-  std::vector<ColIndex> tc(col.size());
-  for (Index i = 0; i < H.nrows(); ++i)
-    for (Index e = off[static_cast<std::size_t>(i)]; e < off[static_cast<std::size_t>(i) + 1]; ++e)
-      tc[static_cast<std::size_t>(at[static_cast<std::size_t>(col[static_cast<std::size_t>(e)])]++)] =
-          static_cast<ColIndex>(i);
-  return SparseMatrix<std::int64_t>::from_csr(H.ncols(), H.nrows(), t, tc, std::vector<std::int64_t>(col.size(), 1));
+  const auto T = transposed(H);
+  return SparseMatrix<std::int64_t>::from_csr(T.nrows(), T.ncols(), T.row_offsets(), T.col_indices(),
+                                              std::vector<std::int64_t>(static_cast<std::size_t>(T.nvals()), 1));
 }
 
 std::vector<Index> parse_list(const std::string& s) {
