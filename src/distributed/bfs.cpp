@@ -51,7 +51,8 @@ const DistSparse& transpose_pattern(const DistSparse& A) {
 
 // Sets every element of `d` to `value` where it lives: on a GPU one pass of apply
 // (second(x, value) over the zeroed storage), so that a level's arrays never cross the
-// host link (three of rows x sources int64 values per rank, 200 MB at R-MAT scale 22).
+// host link (three of rows x sources int64 values per rank, 100-300 MB per rank at R-MAT
+// scale 22 with 4 sources over 2 GPUs).
 void fill(gd::DenseStorage& d, V value) {
   const Index count = d.nrows * d.ncols;
   if (count == 0) return;
