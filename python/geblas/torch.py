@@ -257,7 +257,7 @@ def _max_kernel(g, X, reduce):
     arg = torch.empty((n, X.shape[1]), dtype=torch.int32, device=X.device)
     _geblas._spmm_arg(g.matrix, _to_dlpack(X.contiguous()), _to_dlpack(Y), _to_dlpack(arg), reduce,
                       _stream(X.device))
-    return Y, arg.to(torch.int64), None  # rows without entries: Y = 0, arg = -1
+    return Y, arg, None  # int32; rows without entries: Y = 0, arg = -1
 
 
 def _max_search(g, X, reduce):
@@ -344,7 +344,11 @@ class SpMM(torch.autograd.Function):
                 d_values = _sddmm(g, G, Xd)
         else:
             arg, weight = ctx.saved_tensors
-            if ctx.needs_input_grad[1]:
+            if ctx.needs_input_grad[1] and arg.dtype == torch.int32:
+                # _max_kernel's argument: zero fill and scatter in one geblas call
+                d_x = torch.empty((ctx.nrows_x, grad.shape[1]), dtype=grad.dtype, device=grad.device)
+                _geblas._spmm_arg_scatter(_to_dlpack(arg), _to_dlpack(grad), _to_dlpack(d_x), _stream(grad.device))
+            elif ctx.needs_input_grad[1]:
                 contrib = grad if ctx.unit else grad * weight
                 contrib = torch.where(arg >= 0, contrib, torch.zeros((), dtype=grad.dtype, device=grad.device))
                 d_x = torch.zeros((ctx.nrows_x, grad.shape[1]), dtype=grad.dtype, device=grad.device)

@@ -1386,6 +1386,22 @@ PYBIND11_MODULE(_geblas, m) {
         detail::cuda_spmm_arg_extreme(A.s(), X.dense, Y.dense, G.dense, reduce == "max");
       },
       py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("arg"), py::arg("reduce"), py::arg("stream") = py::none());
+  m.def(
+      "_spmm_arg_scatter",
+      [](const py::object& arg, const py::object& grad, const py::object& dx, const py::object& stream) {
+        // The backward of _spmm_arg: dX = 0, then dX(arg(i, f), f) += grad(i, f), in one
+        // binding call (where torch needs a cast, a where, a fill and a scatter_add).
+        Operand G = operand(arg, "arg"), D = operand(grad, "grad"), X = operand(dx, "dX");
+        for (const Operand* o : {&G, &D, &X})
+          if (o->kind != Operand::Kind::dense || !o->is_array())
+            throw InvalidValue("_spmm_arg_scatter: arg, grad and dX must be 2-D arrays (torch tensors)");
+        check_writable(X, "dX");
+        std::optional<cuda::StreamGuard> on;
+        enter_stream(on, G.dense.device, stream);
+        py::gil_scoped_release nogil;
+        detail::cuda_spmm_arg_scatter(G.dense, D.dense, X.dense);
+      },
+      py::arg("arg"), py::arg("grad"), py::arg("dX"), py::arg("stream") = py::none());
 
   // --- run-time semirings (<geblas/jit.hpp>) -----------------------------------------------
   py::class_<jit::Semiring>(m, "Semiring",

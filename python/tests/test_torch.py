@@ -373,6 +373,55 @@ def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
 
 
 @gpu
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("F", [4, 33])
+def test_max_min_kernel_with_hub_rows_matches_the_packed_path(reduce, F):
+    # Rows of 2000-3000 entries: the GPU kernel cuts them into pieces and folds the pieces'
+    # winners; ties across pieces must still go to the smallest neighbour, and every
+    # gradient to the same neighbour as the CPU's packed path.
+    n = 3000
+    rng = np.random.default_rng(71 + F)
+    S = sp.random(n, n, density=0.004, format="lil", random_state=rng)
+    for hub, fill in ((0, 0.9), (5, 0.7), (n - 1, 0.95)):
+        S[hub, rng.random(n) < fill] = 1.0
+    S = sp.csr_array(S.tocsr())
+    S.data = np.ones_like(S.data, dtype=np.float32)
+    X_host = torch.from_numpy(rng.integers(-3, 4, (n, F)).astype(np.float32))
+    G_host = torch.from_numpy(rng.integers(1, 5, (n, F)).astype(np.float32))
+    results = []
+    for device in ("cpu", "cuda:0"):
+        A = geblas.Matrix.from_scipy(S, device=device)
+        X = X_host.to(device, copy=True).requires_grad_(True)
+        Y = gt.spmm(A, X, reduce)
+        Y.backward(G_host.to(device))
+        results.append((Y.detach().cpu(), X.grad.cpu()))
+    (y_cpu, dx_cpu), (y_gpu, dx_gpu) = results
+    assert torch.equal(y_gpu, reference(S, X_host, reduce))
+    assert torch.equal(y_gpu, y_cpu)
+    assert torch.equal(dx_gpu, dx_cpu)
+
+
+@gpu
+def test_spmm_arg_scatter_refuses_bad_operands():
+    arg = torch.zeros((20, 4), dtype=torch.int32, device="cuda")
+    grad = torch.ones((20, 4), device="cuda")
+    dx = torch.empty((10, 4), device="cuda")
+    scatter = geblas._geblas._spmm_arg_scatter
+    with pytest.raises(geblas.DomainMismatch):
+        scatter(arg.to(torch.int64), grad, dx)
+    with pytest.raises(geblas.DimensionMismatch):
+        scatter(arg, grad[:19], dx)
+    with pytest.raises(geblas.DimensionMismatch):
+        scatter(arg, grad, torch.empty((10, 5), device="cuda"))
+    with pytest.raises(geblas.DeviceMismatch):
+        scatter(arg, grad.cpu(), dx)
+    scatter(arg, grad, dx)
+    want = torch.zeros((10, 4))
+    want[0] = 20
+    assert torch.equal(dx.cpu(), want)
+
+
+@gpu
 def test_spmm_arg_refuses_bad_operands():
     S = random_graph(61, n=20, density=0.2, unit=True, dtype=np.float32)
     A = geblas.Matrix.from_scipy(S, device="cuda:0")

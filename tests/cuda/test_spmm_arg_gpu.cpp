@@ -1,9 +1,13 @@
 // The max / min SpMM with its argument (geblas/detail/spmm_arg.hpp) on the GPU against
 // loops over the tuples: every value and every argument, with many ties (small integer
 // values), empty rows, unit and general values, widths that take the scalar and the
-// 16-byte paths, and a caller's stream. Bad operands raise the named error.
+// 16-byte paths, rows long enough to be cut into pieces (ties and NaNs across pieces),
+// and a caller's stream. Its backward scatter against a loop. Bad operands raise the
+// named error.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -24,6 +28,8 @@ struct Case {
   Index m, k, f;
   bool unit;
   std::uint64_t seed;
+  double nan_share = 0;    // the share of X's elements that are NaN
+  bool nan_first = false;  // every row's first entry in column 0, and X(0, :) NaN
 };
 
 struct Data {
@@ -40,14 +46,16 @@ Data make(const Case& c) {
     if (i % 7 == 3) continue;                         // empty rows
     const double density = i % 11 == 0 ? 0.6 : 0.05;  // a few long rows
     for (Index j = 0; j < c.k; ++j)
-      if (u(rng) < density) {
+      if (u(rng) < density || (c.nan_first && j == 0)) {
         int a = c.unit ? 1 : aval(rng);
         if (a == 0) a = 1;
         d.entries.emplace_back(i, j, static_cast<float>(a));
       }
   }
   d.X.resize(static_cast<std::size_t>(c.k * c.f));
-  for (float& x : d.X) x = static_cast<float>(xval(rng));
+  for (float& x : d.X)
+    x = u(rng) < c.nan_share ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(xval(rng));
+  if (c.nan_first) std::fill(d.X.begin(), d.X.begin() + c.f, std::numeric_limits<float>::quiet_NaN());
   return d;
 }
 
@@ -95,8 +103,9 @@ void run_case(const Case& c, bool max, void* stream) {
     got_arg = arg.to_row_major();
   }
   std::size_t bad = 0, first = 0;
+  auto same = [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); };
   for (std::size_t o = 0; o < want_y.size(); ++o)
-    if (got_y[o] != want_y[o] || got_arg[o] != want_arg[o])
+    if (!same(got_y[o], want_y[o]) || got_arg[o] != want_arg[o])
       if (bad++ == 0) first = o;
   INFO((max ? "max" : "min") << " m=" << c.m << " k=" << c.k << " F=" << c.f << (c.unit ? " unit" : "") << ": " << bad
                              << " of " << want_y.size() << " differ; first at row " << first / c.f << " col "
@@ -114,6 +123,18 @@ TEST_CASE("spmm with argument: values and arguments, ties to the smallest column
       for (const bool max : {true, false}) run_case({97, 83, f, unit, 7 + static_cast<std::uint64_t>(f)}, max, nullptr);
 }
 
+TEST_CASE("spmm with argument: rows cut into pieces, ties and NaNs across pieces", "[spmm_arg][sanitize]") {
+  // Rows i % 11 == 0 hold about 0.6 k entries: 2-4 pieces at k = 1500 (a NaN of a later
+  // piece must not win over the row's earlier terms; a NaN first term of the row must).
+  for (const Index f : {4, 33})
+    for (const bool max : {true, false}) {
+      run_case({60, 1500, f, false, 41 + static_cast<std::uint64_t>(f)}, max, nullptr);
+      run_case({60, 1500, f, true, 43 + static_cast<std::uint64_t>(f), 0.05}, max, nullptr);
+    }
+  // Every row's first entry in column 0, and X(0, :) NaN: each long row starts with a NaN.
+  for (const bool max : {true, false}) run_case({30, 1200, 8, true, 5, 0.02, true}, max, nullptr);
+}
+
 TEST_CASE("spmm with argument: larger rows and widths, on a caller's stream", "[spmm_arg]") {
   cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
@@ -122,6 +143,38 @@ TEST_CASE("spmm with argument: larger rows and widths, on a caller's stream", "[
   run_case({3000, 2500, 64, false, 98}, true, s);
   cudaStreamSynchronize(s);
   cudaStreamDestroy(s);
+}
+
+TEST_CASE("spmm with argument: the backward scatter adds each gradient at its argument", "[spmm_arg][sanitize]") {
+  const Device gpu = Device::cuda(0);
+  for (const Index f : {1, 5, 64}) {
+    const Index m = 300, k = 120;
+    std::mt19937_64 rng(17 + static_cast<std::uint64_t>(f));
+    std::uniform_int_distribution<int> who(-1, static_cast<int>(k) - 1), g(-3, 3);
+    std::vector<std::int32_t> arg(static_cast<std::size_t>(m * f));
+    std::vector<float> grad(arg.size());
+    for (std::size_t o = 0; o < arg.size(); ++o) {
+      arg[o] = who(rng);
+      grad[o] = static_cast<float>(g(rng));  // small integers: every order of the adds is exact
+    }
+    std::vector<float> want(static_cast<std::size_t>(k * f), 0.0f);
+    for (std::size_t o = 0; o < arg.size(); ++o)
+      if (arg[o] >= 0) want[static_cast<std::size_t>(arg[o]) * f + o % f] += grad[o];
+    const auto A = DenseMatrix<std::int32_t>::from_row_major(m, f, arg, gpu);
+    const auto G = DenseMatrix<float>::from_row_major(m, f, grad, gpu);
+    auto dX = DenseMatrix<float>::constant(k, f, 12345.0f, gpu);  // the scatter zeroes it first
+    detail::cuda_spmm_arg_scatter(A.storage(), G.storage(), dX.storage());
+    CHECK(dX.to_row_major() == want);
+  }
+  auto arg = DenseMatrix<std::int32_t>::constant(4, 3, 0, gpu);
+  auto grad = DenseMatrix<float>::constant(4, 3, 1.0f, gpu);
+  auto dX = DenseMatrix<float>(2, 3, gpu);
+  auto grad_wide = DenseMatrix<float>::constant(4, 4, 1.0f, gpu);
+  auto grad_cpu = DenseMatrix<float>::constant(4, 3, 1.0f);
+  auto arg64 = DenseMatrix<std::int64_t>::constant(4, 3, 0, gpu);
+  CHECK_THROWS_AS(detail::cuda_spmm_arg_scatter(arg.storage(), grad_wide.storage(), dX.storage()), DimensionMismatch);
+  CHECK_THROWS_AS(detail::cuda_spmm_arg_scatter(arg.storage(), grad_cpu.storage(), dX.storage()), DeviceMismatch);
+  CHECK_THROWS_AS(detail::cuda_spmm_arg_scatter(arg64.storage(), grad.storage(), dX.storage()), DomainMismatch);
 }
 
 TEST_CASE("spmm with argument: bad operands", "[spmm_arg]") {

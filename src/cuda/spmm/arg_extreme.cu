@@ -5,15 +5,22 @@
 // docs/notes/python-torch-spmm.md), since 64-bit values and the packing cost about 4x.
 // Here each lane keeps its best value and its column in registers and writes both once.
 //
-// A warp per row of A; the row's entries are read 32 at a time with one coalesced load and
-// broadcast by shuffles, and each lane owns V consecutive columns of a 32 x V column tile
-// (16-byte loads of X when V = 4). Entries are visited in column order and a term replaces
-// the best only when strictly better, so the smallest column wins a tie.
+// A warp per unit of work, a unit being a row of A or, for a row longer than
+// piece_entries, one of the equal pieces it is cut into. A row's entries are read 32 at a
+// time with one coalesced load and broadcast by shuffles, and each lane owns V
+// consecutive columns of a 32 x V column tile (16-byte loads of X when V = 4). Entries are
+// visited in column order and a term replaces the best only when strictly better, so the
+// smallest column wins a tie. A cut row's pieces leave (best, column) in a workspace and
+// a second kernel folds them in piece order with the same rule, so the result is the
+// sequential scan's (NaN included: see takes() below).
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/context.cuh"
+#include "cuda/ops/common.cuh"
 #include "geblas/detail/spmm_arg.hpp"
 #include "geblas/error.hpp"
 
@@ -21,17 +28,96 @@ namespace geblas::detail {
 namespace cuda::spmm {
 namespace {
 
-// 4 rows (warps) per block as the user-semiring kernel, V = 4 where X's rows allow
+// 4 units (warps) per block as the user-semiring kernel, V = 4 where X's rows allow
 // 16-byte loads. A warp has `loads_in_flight` rows of X on the way before it compares the
-// first: a warp walks its row alone, and with one load at a time a hub row of R-MAT
-// scale 20 (tens of thousands of entries) kept the whole product waiting on its latency
-// (max with its argument 13.5 ms forward + backward at F = 32, against 0.57 ms for max
-// alone; H200, 2026-11-28).
+// first: with one load at a time a hub row of R-MAT scale 20 kept the whole product
+// waiting on its latency (max with its argument 13.5 ms forward + backward at F = 32,
+// against 0.57 ms for max alone; H200, 2026-11-28). Eight in flight made it 8.2 ms, still
+// one warp's walk of the hub row; rows longer than piece_entries are therefore cut into
+// pieces of at most that many entries, each a warp's unit, so the longest unit costs
+// piece_entries / loads_in_flight latencies whatever the graph's largest degree.
 struct ArgExtremePolicy {
   static constexpr int rows_per_block = 4;
   static constexpr int loads_in_flight = 8;
+  static constexpr Index piece_entries = 256;
+  static constexpr int fold_threads = 128;
   static constexpr unsigned max_grid_y = 65535;
 };
+
+// A unit of the work list: entries [begin, end) of `row`; slot < 0 writes Y and arg, else
+// the workspace's row `slot` (a piece of a cut row; first: it is the row's first piece).
+struct ArgUnit {
+  Index begin, end, row;
+  int slot, first;
+};
+// A cut row: its pieces' workspace rows are first_slot .. first_slot + pieces - 1.
+struct ArgCut {
+  Index row;
+  int first_slot, pieces;
+};
+
+// The work list for A, in row order (a cut row's pieces together). When no row is longer
+// than piece_entries the list is the rows themselves and `units` stays empty.
+struct ArgPlan {
+  RawBuffer units, cuts;
+  Index unit_count = 0, cut_count = 0, slot_count = 0;
+};
+
+__host__ __device__ inline Index pieces_of(Index len) {
+  constexpr Index P = ArgExtremePolicy::piece_entries;
+  return len > P ? (len + P - 1) / P : 1;
+}
+
+std::shared_ptr<const ArgPlan> arg_plan(const SparseStorage& A) {
+  return derived<ArgPlan>(A, "spmm_arg_pieces:" + std::to_string(ArgExtremePolicy::piece_entries), [&] {
+    ops::Ctx c(A.device);
+    const Index m = A.nrows;
+    const Index* ro = A.row_offsets.as<Index>();
+    ArgPlan plan;
+    RawBuffer unit_at = ops::temp<Index>(m + 1, c.device);
+    Index* u = unit_at.as<Index>();
+    ops::for_each(m, c.stream, [=] __device__(Index i) { u[i] = pieces_of(ro[i + 1] - ro[i]); });
+    plan.unit_count = ops::counts_to_offsets(u, m, c.stream);
+    if (plan.unit_count == m) return plan;    // no cut row: a unit per row
+    if (plan.unit_count > Index{0x7fffffff})  // workspace rows are numbered by int
+      throw InvalidValue("spmm_arg_extreme: A's rows make more than 2^31 pieces");
+    RawBuffer cut_at = ops::temp<Index>(m + 1, c.device), slot_at = ops::temp<Index>(m + 1, c.device);
+    Index *ca = cut_at.as<Index>(), *sa = slot_at.as<Index>();
+    ops::for_each(m, c.stream, [=] __device__(Index i) {
+      const Index k = pieces_of(ro[i + 1] - ro[i]);
+      ca[i] = k > 1 ? 1 : 0;
+      sa[i] = k > 1 ? k : 0;
+    });
+    plan.cut_count = ops::counts_to_offsets(ca, m, c.stream);
+    plan.slot_count = ops::counts_to_offsets(sa, m, c.stream);
+    plan.units = RawBuffer(static_cast<std::size_t>(plan.unit_count) * sizeof(ArgUnit), A.device);
+    plan.cuts = RawBuffer(static_cast<std::size_t>(plan.cut_count) * sizeof(ArgCut), A.device);
+    ArgUnit* units = plan.units.as<ArgUnit>();
+    ArgCut* cuts = plan.cuts.as<ArgCut>();
+    ops::for_each(m, c.stream, [=] __device__(Index i) {
+      const Index b = ro[i], e = ro[i + 1], k = pieces_of(e - b);
+      if (k == 1) {
+        units[u[i]] = {b, e, i, -1, 1};
+        return;
+      }
+      const Index len = (e - b + k - 1) / k;  // equal pieces: their warps finish together
+      for (Index q = 0; q < k; ++q) {
+        const Index s = b + q * len < e ? b + q * len : e;
+        units[u[i] + q] = {s, s + len < e ? s + len : e, i, static_cast<int>(sa[i] + q), q == 0 ? 1 : 0};
+      }
+      cuts[ca[i]] = {i, static_cast<int>(sa[i]), static_cast<int>(k)};
+    });
+    return plan;
+  });
+}
+
+// Whether term t takes the place of (best, who). A later piece of a cut row starts without
+// a best although the row has one (from its first piece), so it must not take a NaN
+// there: in the sequential scan a NaN is taken only as the row's very first term.
+template <bool Max>
+__device__ inline bool takes(float t, float best, int who, bool first) {
+  return (who < 0 && (first || t == t)) || (Max ? t > best : t < best);
+}
 
 template <int V>
 struct Pack;
@@ -52,12 +138,20 @@ struct Pack<4> {
 
 template <bool Max, int V>
 __global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex* __restrict__ ci,
-                                   const float* __restrict__ av, Index m, Index n, const float* __restrict__ X,
-                                   Index ldx, float* __restrict__ Y, Index ldy, int* __restrict__ arg, Index lda) {
+                                   const float* __restrict__ av, const ArgUnit* __restrict__ units, Index unit_count,
+                                   Index n, const float* __restrict__ X, Index ldx, float* __restrict__ Y, Index ldy,
+                                   int* __restrict__ arg, Index lda, float* __restrict__ piece_best,
+                                   int* __restrict__ piece_who) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
-  const Index row = static_cast<Index>(blockIdx.x) * ArgExtremePolicy::rows_per_block + (threadIdx.x >> 5);
-  if (row >= m) return;  // whole warps leave together: a row per warp
-  const Index begin = ro[row], end = ro[row + 1];
+  const Index u = static_cast<Index>(blockIdx.x) * ArgExtremePolicy::rows_per_block + (threadIdx.x >> 5);
+  if (u >= unit_count) return;  // whole warps leave together: a unit per warp
+  ArgUnit unit;
+  if (units) unit = units[u];
+  else unit = {ro[u], ro[u + 1], u, -1, 1};
+  const Index begin = unit.begin, end = unit.end;
+  const bool first = unit.first != 0;
+  float* out = unit.slot < 0 ? Y + unit.row * ldy : piece_best + static_cast<Index>(unit.slot) * n;
+  int* out_who = unit.slot < 0 ? arg + unit.row * lda : piece_who + static_cast<Index>(unit.slot) * n;
   for (Index j0 = static_cast<Index>(blockIdx.y) * 32 * V; j0 < n; j0 += static_cast<Index>(gridDim.y) * 32 * V) {
     const Index j = j0 + static_cast<Index>(lane) * V;
     const bool live = j < n;  // V > 1 only when V divides n: all V columns are live together
@@ -93,7 +187,7 @@ __global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex*
 #pragma unroll
           for (int v = 0; v < V; ++v) {
             const float t = a[q] * x[q][v];
-            if (who[v] < 0 || (Max ? t > best[v] : t < best[v])) {
+            if (takes<Max>(t, best[v], who[v], first)) {
               best[v] = t;
               who[v] = k[q];
             }
@@ -104,24 +198,73 @@ __global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex*
     if (live) {
 #pragma unroll
       for (int v = 0; v < V; ++v) {
-        Y[row * ldy + j + v] = best[v];  // 0 for an empty row (who = -1)
-        arg[row * lda + j + v] = who[v];
+        out[j + v] = best[v];  // 0 for an empty row (who = -1)
+        out_who[j + v] = who[v];
       }
+    }
+  }
+}
+
+// Y and arg of each cut row from its pieces, in piece order: a later piece with a best
+// (who >= 0; it never holds a NaN) replaces the running one only when strictly better.
+template <bool Max>
+__global__ void arg_fold_kernel(const ArgCut* __restrict__ cuts, Index cut_count, Index n,
+                                const float* __restrict__ piece_best, const int* __restrict__ piece_who,
+                                float* __restrict__ Y, Index ldy, int* __restrict__ arg, Index lda) {
+  for (Index c = blockIdx.x; c < cut_count; c += gridDim.x) {
+    const ArgCut cut = cuts[c];
+    for (Index f = threadIdx.x; f < n; f += blockDim.x) {
+      const Index at = static_cast<Index>(cut.first_slot) * n + f;
+      float best = piece_best[at];
+      int who = piece_who[at];  // the first piece is not empty: who >= 0
+#pragma unroll 8
+      for (int q = 1; q < cut.pieces; ++q) {
+        const float t = piece_best[at + static_cast<Index>(q) * n];
+        const int k = piece_who[at + static_cast<Index>(q) * n];
+        if (k >= 0 && (Max ? t > best : t < best)) {
+          best = t;
+          who = k;
+        }
+      }
+      Y[cut.row * ldy + f] = best;
+      arg[cut.row * lda + f] = who;
     }
   }
 }
 
 template <bool Max, int V>
 void launch(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg, cudaStream_t s) {
-  const Index m = A.nrows, n = Y.ncols;
-  const Index blocks = (m + ArgExtremePolicy::rows_per_block - 1) / ArgExtremePolicy::rows_per_block;
+  const Index n = Y.ncols;
+  const auto plan = arg_plan(A);
+  RawBuffer best = ops::temp<float>(plan->slot_count * n, A.device);
+  RawBuffer who = ops::temp<int>(plan->slot_count * n, A.device);
+  const Index blocks = (plan->unit_count + ArgExtremePolicy::rows_per_block - 1) / ArgExtremePolicy::rows_per_block;
   const Index tiles = (n + 32 * V - 1) / (32 * V);
   const dim3 grid(static_cast<unsigned>(blocks),
                   static_cast<unsigned>(tiles < ArgExtremePolicy::max_grid_y ? tiles : ArgExtremePolicy::max_grid_y));
   arg_extreme_kernel<Max, V><<<grid, 32 * ArgExtremePolicy::rows_per_block, 0, s>>>(
-      A.row_offsets.as<Index>(), A.col_indices.as<ColIndex>(), A.values.as<float>(), m, n, X.data.as<float>(), X.ld,
-      Y.data.as<float>(), Y.ld, arg.data.as<int>(), arg.ld);
+      A.row_offsets.as<Index>(), A.col_indices.as<ColIndex>(), A.values.as<float>(),
+      plan->cut_count > 0 ? plan->units.as<ArgUnit>() : nullptr, plan->unit_count, n, X.data.as<float>(), X.ld,
+      Y.data.as<float>(), Y.ld, arg.data.as<int>(), arg.ld, best.as<float>(), who.as<int>());
   GEBLAS_CUDA_CHECK_LAUNCH();
+  if (plan->cut_count == 0) return;
+  arg_fold_kernel<Max><<<ops::blocks_for(plan->cut_count, 1), ArgExtremePolicy::fold_threads, 0, s>>>(
+      plan->cuts.as<ArgCut>(), plan->cut_count, n, best.as<float>(), who.as<int>(), Y.data.as<float>(), Y.ld,
+      arg.data.as<int>(), arg.ld);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+}
+
+// dX(arg(i, f), f) += grad(i, f): the backward of the max / min forward. Atomic adds, as
+// torch's scatter_add: a column of X that won several rows takes several gradients.
+__global__ void arg_scatter_kernel(Index m, Index n, Index k, const int* __restrict__ arg, Index lda,
+                                   const float* __restrict__ grad, Index ldg, float* __restrict__ dx, Index ldd) {
+  const Index total = m * n;
+  for (Index t = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += static_cast<Index>(gridDim.x) * blockDim.x) {
+    const Index i = t / n, f = t - i * n;
+    const int a = arg[i * lda + f];
+    if (a >= 0 && a < k) atomicAdd(dx + a * ldd + f, grad[i * ldg + f]);
+  }
 }
 
 }  // namespace
@@ -167,6 +310,42 @@ void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseS
     if (vec) cuda::spmm::launch<false, 4>(A, X, Y, arg, s);
     else cuda::spmm::launch<false, 1>(A, X, Y, arg, s);
   }
+}
+
+void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, DenseStorage& dX) {
+  const std::string op = "spmm_arg_scatter";
+  if (!arg.device.is_cuda())
+    throw InvalidValue(op + ": arg is on " + arg.device.str() + "; this kernel runs on CUDA devices");
+  if (grad.device != arg.device || dX.device != arg.device)
+    throw DeviceMismatch(op + ": arg is on " + arg.device.str() + ", grad on " + grad.device.str() + ", dX on " +
+                         dX.device.str());
+  if (arg.type != TypeId::int32 || grad.type != TypeId::float32 || dX.type != TypeId::float32)
+    throw DomainMismatch(op + ": arg must be int32 (is " + std::string(to_string(arg.type)) +
+                         "), grad and dX float32 (are " + std::string(to_string(grad.type)) + ", " +
+                         std::string(to_string(dX.type)) + ")");
+  if (arg.layout != Layout::row_major || grad.layout != Layout::row_major || dX.layout != Layout::row_major)
+    throw InvalidValue(op + ": arg, grad and dX must be row-major");
+  if (grad.nrows != arg.nrows || grad.ncols != arg.ncols || dX.ncols != arg.ncols)
+    throw DimensionMismatch(op + ": grad must be " + std::to_string(arg.nrows) + " x " + std::to_string(arg.ncols) +
+                            " as arg, and dX have " + std::to_string(arg.ncols) + " columns (grad is " +
+                            std::to_string(grad.nrows) + " x " + std::to_string(grad.ncols) + ", dX " +
+                            std::to_string(dX.nrows) + " x " + std::to_string(dX.ncols) + ")");
+  const int ordinal = arg.device.ordinal();
+  cuda::DeviceGuard guard(ordinal);
+  const cudaStream_t s = cuda::stream(ordinal);
+  if (dX.nrows == 0 || dX.ncols == 0) return;
+  if (dX.ld == dX.ncols) {
+    GEBLAS_CUDA_CHECK(cudaMemsetAsync(dX.data.data(), 0, static_cast<std::size_t>(dX.nrows * dX.ncols) * 4, s));
+  } else {
+    GEBLAS_CUDA_CHECK(cudaMemset2DAsync(dX.data.data(), static_cast<std::size_t>(dX.ld) * 4, 0,
+                                        static_cast<std::size_t>(dX.ncols) * 4, static_cast<std::size_t>(dX.nrows), s));
+  }
+  if (arg.nrows == 0) return;
+  cuda::spmm::
+      arg_scatter_kernel<<<cuda::ops::blocks_for(arg.nrows * arg.ncols), cuda::ops::LaunchPolicy::threads, 0, s>>>(
+          arg.nrows, arg.ncols, dX.nrows, arg.data.as<int>(), arg.ld, grad.data.as<float>(), grad.ld,
+          dX.data.as<float>(), dX.ld);
+  GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace geblas::detail
