@@ -402,6 +402,23 @@ def test_max_min_kernel_with_hub_rows_matches_the_packed_path(reduce, F):
 
 
 @gpu
+def test_spmm_arg_with_outputs_off_16_byte_alignment():
+    # Y and arg 4 bytes past an aligned address: the kernel must not take its 16-byte
+    # stores there, and the result is the same.
+    S = random_graph(81, n=200, density=0.05, unit=True, dtype=np.float32)
+    A = geblas.Matrix.from_scipy(S, device="cuda:0")
+    X = torch.from_numpy(np.random.default_rng(82).integers(-2, 3, (200, 32)).astype(np.float32)).cuda()
+    Y0, arg0 = torch.empty((200, 32), device="cuda"), torch.empty((200, 32), dtype=torch.int32, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream  # ordered with the torch reads below
+    geblas._geblas._spmm_arg(A, X, Y0, arg0, "max", stream)
+    Y1 = torch.empty(200 * 32 + 1, device="cuda")[1:].view(200, 32)
+    arg1 = torch.empty(200 * 32 + 1, dtype=torch.int32, device="cuda")[1:].view(200, 32)
+    geblas._geblas._spmm_arg(A, X, Y1, arg1, "max", stream)
+    assert torch.equal(Y0, Y1) and torch.equal(arg0, arg1)
+    assert torch.equal(Y0.cpu(), reference(S, X.cpu(), "max"))
+
+
+@gpu
 def test_spmm_arg_scatter_refuses_bad_operands():
     arg = torch.zeros((20, 4), dtype=torch.int32, device="cuda")
     grad = torch.ones((20, 4), device="cuda")
@@ -415,7 +432,7 @@ def test_spmm_arg_scatter_refuses_bad_operands():
         scatter(arg, grad, torch.empty((10, 5), device="cuda"))
     with pytest.raises(geblas.DeviceMismatch):
         scatter(arg, grad.cpu(), dx)
-    scatter(arg, grad, dx)
+    scatter(arg, grad, dx, torch.cuda.current_stream().cuda_stream)
     want = torch.zeros((10, 4))
     want[0] = 20
     assert torch.equal(dx.cpu(), want)

@@ -126,13 +126,14 @@ TEST_CASE("spmm with argument: values and arguments, ties to the smallest column
 TEST_CASE("spmm with argument: rows cut into pieces, ties and NaNs across pieces", "[spmm_arg][sanitize]") {
   // Rows i % 11 == 0 hold about 0.6 k entries: 2-4 pieces at k = 1500 (a NaN of a later
   // piece must not win over the row's earlier terms; a NaN first term of the row must).
-  for (const Index f : {4, 33})
+  for (const Index f : {4, 16, 33, 64})  // 8, 4, 1 and 2 entry slots per warp
     for (const bool max : {true, false}) {
       run_case({60, 1500, f, false, 41 + static_cast<std::uint64_t>(f)}, max, nullptr);
       run_case({60, 1500, f, true, 43 + static_cast<std::uint64_t>(f), 0.05}, max, nullptr);
     }
   // Every row's first entry in column 0, and X(0, :) NaN: each long row starts with a NaN.
-  for (const bool max : {true, false}) run_case({30, 1200, 8, true, 5, 0.02, true}, max, nullptr);
+  for (const Index f : {8, 32})
+    for (const bool max : {true, false}) run_case({30, 1200, f, true, 5, 0.02, true}, max, nullptr);
 }
 
 TEST_CASE("spmm with argument: larger rows and widths, on a caller's stream", "[spmm_arg]") {

@@ -12,7 +12,7 @@
 // visited in column order and a term replaces the best only when strictly better, so the
 // smallest column wins a tie. A cut row's pieces leave (best, column) in a workspace and
 // a second kernel folds them in piece order with the same rule, so the result is the
-// sequential scan's (NaN included: see takes() below).
+// sequential scan's (NaN included: see better() below).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -111,19 +111,15 @@ std::shared_ptr<const ArgPlan> arg_plan(const SparseStorage& A) {
   });
 }
 
-// Whether term t takes the place of (best, who). A later piece of a cut row starts without
-// a best although the row has one (from its first piece), so it must not take a NaN
-// there: in the sequential scan a NaN is taken only as the row's very first term.
-template <bool Max>
-__device__ inline bool takes(float t, float best, int who, bool first) {
-  return (who < 0 && (first || t == t)) || (Max ? t > best : t < best);
-}
-
 template <int V>
 struct Pack;
 template <>
 struct Pack<1> {
   __device__ static void load(const float* p, float* x) { x[0] = __ldg(p); }
+  __device__ static void store(float* p, int* w, const float* x, const int* k) {
+    p[0] = x[0];
+    w[0] = k[0];
+  }
 };
 template <>
 struct Pack<4> {
@@ -134,32 +130,64 @@ struct Pack<4> {
     x[2] = v.z;
     x[3] = v.w;
   }
+  // one 16-byte store each: four 4-byte stores per lane at a 16-byte stride took four
+  // store instructions for what one does
+  __device__ static void store(float* p, int* w, const float* x, const int* k) {
+    *reinterpret_cast<float4*>(p) = make_float4(x[0], x[1], x[2], x[3]);
+    *reinterpret_cast<int4*>(w) = make_int4(k[0], k[1], k[2], k[3]);
+  }
 };
 
-template <bool Max, int V>
+// The result of a scan in entry (= column) order where a term replaces the best only when
+// strictly better is: the row's first term if it is a NaN (nothing compares better than a
+// NaN), else the best of the terms that are not NaN, the first of equal ones. So a lane
+// skips NaNs, the entry slots' bests are combined with ties to the smaller column, and
+// the first term of a row is put back where it is a NaN.
+template <bool Max>
+__device__ inline bool better(float t, float best) {
+  return Max ? t > best : t < best;
+}
+
+// (best, who) of another slot into this slot's: the better, the smaller column on a tie;
+// who < 0: nothing seen (a slot's best is never a NaN).
+template <bool Max>
+__device__ inline void merge(float& best, int& who, float other, int other_who) {
+  if (other_who >= 0 && (who < 0 || better<Max>(other, best) || (other == best && other_who < who))) {
+    best = other;
+    who = other_who;
+  }
+}
+
+// S entry slots per warp: a slot is 32 / S lanes, each owning V consecutive columns, and
+// takes every S-th entry of the unit. At small F (32 / S x V >= F) all 32 lanes then have
+// work, where a slot per warp left 3 in 4 idle at F = 32 (V = 4).
+template <bool Max, int V, int S>
 __global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex* __restrict__ ci,
                                    const float* __restrict__ av, const ArgUnit* __restrict__ units, Index unit_count,
                                    Index n, const float* __restrict__ X, Index ldx, float* __restrict__ Y, Index ldy,
                                    int* __restrict__ arg, Index lda, float* __restrict__ piece_best,
                                    int* __restrict__ piece_who) {
+  constexpr int L = 32 / S;  // lanes of a slot
+  constexpr int U = ArgExtremePolicy::loads_in_flight;
   const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int slot = lane / L;
   const Index u = static_cast<Index>(blockIdx.x) * ArgExtremePolicy::rows_per_block + (threadIdx.x >> 5);
   if (u >= unit_count) return;  // whole warps leave together: a unit per warp
   ArgUnit unit;
   if (units) unit = units[u];
   else unit = {ro[u], ro[u + 1], u, -1, 1};
   const Index begin = unit.begin, end = unit.end;
-  const bool first = unit.first != 0;
   float* out = unit.slot < 0 ? Y + unit.row * ldy : piece_best + static_cast<Index>(unit.slot) * n;
   int* out_who = unit.slot < 0 ? arg + unit.row * lda : piece_who + static_cast<Index>(unit.slot) * n;
-  for (Index j0 = static_cast<Index>(blockIdx.y) * 32 * V; j0 < n; j0 += static_cast<Index>(gridDim.y) * 32 * V) {
-    const Index j = j0 + static_cast<Index>(lane) * V;
+  for (Index j0 = static_cast<Index>(blockIdx.y) * L * V; j0 < n; j0 += static_cast<Index>(gridDim.y) * L * V) {
+    const Index j = j0 + static_cast<Index>(lane % L) * V;
     const bool live = j < n;  // V > 1 only when V divides n: all V columns are live together
-    float best[V];
+    float best[V], head[V];   // head: the unit's first term (slot 0 only)
     int who[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) {
       best[v] = 0.0f;
+      head[v] = 0.0f;
       who[v] = -1;
     }
     for (Index tile = begin; tile < end; tile += 32) {
@@ -170,24 +198,25 @@ __global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex*
         my_col = ci[tile + lane];
         my_val = av[tile + lane];
       }
-      constexpr int U = ArgExtremePolicy::loads_in_flight;
-      for (int e0 = 0; e0 < count; e0 += U) {
+      for (int e0 = 0; e0 < count; e0 += S * U) {
         int k[U];
         float a[U], x[U][V];
 #pragma unroll
         for (int q = 0; q < U; ++q) {  // every lane shuffles; lanes past count are not used
-          k[q] = __shfl_sync(0xffffffffu, my_col, (e0 + q) & 31);
-          a[q] = __shfl_sync(0xffffffffu, my_val, (e0 + q) & 31);
-          if (live && e0 + q < count) Pack<V>::load(X + static_cast<Index>(k[q]) * ldx + j, x[q]);
+          const int e = e0 + q * S + slot;
+          k[q] = __shfl_sync(0xffffffffu, my_col, e & 31);
+          a[q] = __shfl_sync(0xffffffffu, my_val, e & 31);
+          if (live && e < count) Pack<V>::load(X + static_cast<Index>(k[q]) * ldx + j, x[q]);
         }
-        // in entry order, so that the first of equal terms (the smallest column) wins
+        // in entry order within the slot, so that the first of equal terms wins
 #pragma unroll
         for (int q = 0; q < U; ++q) {
-          if (!live || e0 + q >= count) break;
+          if (!live || e0 + q * S + slot >= count) break;
 #pragma unroll
           for (int v = 0; v < V; ++v) {
             const float t = a[q] * x[q][v];
-            if (takes<Max>(t, best[v], who[v], first)) {
+            if (tile == begin && e0 + q * S + slot == 0) head[v] = t;
+            if ((who[v] < 0 && t == t) || better<Max>(t, best[v])) {
               best[v] = t;
               who[v] = k[q];
             }
@@ -195,12 +224,23 @@ __global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex*
         }
       }
     }
-    if (live) {
+#pragma unroll
+    for (int off = L; off < 32; off <<= 1)
 #pragma unroll
       for (int v = 0; v < V; ++v) {
-        out[j + v] = best[v];  // 0 for an empty row (who = -1)
-        out_who[j + v] = who[v];
+        const float ob = __shfl_xor_sync(0xffffffffu, best[v], off);
+        const int ow = __shfl_xor_sync(0xffffffffu, who[v], off);
+        merge<Max>(best[v], who[v], ob, ow);
       }
+    if (live && slot == 0) {
+      const bool head_nan = unit.first != 0 && begin < end;  // a later piece's NaN never wins
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        if (head_nan && head[v] != head[v]) {
+          best[v] = head[v];
+          who[v] = ci[begin];
+        }
+      Pack<V>::store(out + j, out_who + j, best, who);  // 0 and -1 for an empty row
     }
   }
 }
@@ -232,17 +272,18 @@ __global__ void arg_fold_kernel(const ArgCut* __restrict__ cuts, Index cut_count
   }
 }
 
-template <bool Max, int V>
+template <bool Max, int V, int S>
 void launch(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg, cudaStream_t s) {
   const Index n = Y.ncols;
   const auto plan = arg_plan(A);
   RawBuffer best = ops::temp<float>(plan->slot_count * n, A.device);
   RawBuffer who = ops::temp<int>(plan->slot_count * n, A.device);
   const Index blocks = (plan->unit_count + ArgExtremePolicy::rows_per_block - 1) / ArgExtremePolicy::rows_per_block;
-  const Index tiles = (n + 32 * V - 1) / (32 * V);
+  constexpr Index width = 32 / S * V;  // columns of a tile
+  const Index tiles = (n + width - 1) / width;
   const dim3 grid(static_cast<unsigned>(blocks),
                   static_cast<unsigned>(tiles < ArgExtremePolicy::max_grid_y ? tiles : ArgExtremePolicy::max_grid_y));
-  arg_extreme_kernel<Max, V><<<grid, 32 * ArgExtremePolicy::rows_per_block, 0, s>>>(
+  arg_extreme_kernel<Max, V, S><<<grid, 32 * ArgExtremePolicy::rows_per_block, 0, s>>>(
       A.row_offsets.as<Index>(), A.col_indices.as<ColIndex>(), A.values.as<float>(),
       plan->cut_count > 0 ? plan->units.as<ArgUnit>() : nullptr, plan->unit_count, n, X.data.as<float>(), X.ld,
       Y.data.as<float>(), Y.ld, arg.data.as<int>(), arg.ld, best.as<float>(), who.as<int>());
@@ -252,6 +293,18 @@ void launch(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, Dens
       plan->cuts.as<ArgCut>(), plan->cut_count, n, best.as<float>(), who.as<int>(), Y.data.as<float>(), Y.ld,
       arg.data.as<int>(), arg.ld);
   GEBLAS_CUDA_CHECK_LAUNCH();
+}
+
+// The entry slots for F columns of V each: the most that still give every lane of a slot
+// a column (at most 8).
+template <bool Max, int V>
+void launch_for_width(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg,
+                      cudaStream_t s) {
+  const Index lanes = (Y.ncols + V - 1) / V;
+  if (lanes <= 4) launch<Max, V, 8>(A, X, Y, arg, s);
+  else if (lanes <= 8) launch<Max, V, 4>(A, X, Y, arg, s);
+  else if (lanes <= 16) launch<Max, V, 2>(A, X, Y, arg, s);
+  else launch<Max, V, 1>(A, X, Y, arg, s);
 }
 
 // dX(arg(i, f), f) += grad(i, f): the backward of the max / min forward. Atomic adds, as
@@ -300,15 +353,18 @@ void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseS
   const int ordinal = A.device.ordinal();
   cuda::DeviceGuard guard(ordinal);
   const cudaStream_t s = cuda::stream(ordinal);
-  // 16-byte loads of X need 4 | F, a 16-byte aligned base and row stride; Y and arg are
-  // written a value at a time.
-  const bool vec = X.ncols % 4 == 0 && X.ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(X.data.data()) % 16 == 0;
+  // 16-byte loads of X and stores of Y and arg need 4 | F, 16-byte aligned bases and row
+  // strides (the workspace's rows are F wide, its base aligned).
+  auto aligned = [](const DenseStorage& d) {
+    return d.ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(d.data.data()) % 16 == 0;
+  };
+  const bool vec = X.ncols % 4 == 0 && aligned(X) && aligned(Y) && aligned(arg);
   if (max) {
-    if (vec) cuda::spmm::launch<true, 4>(A, X, Y, arg, s);
-    else cuda::spmm::launch<true, 1>(A, X, Y, arg, s);
+    if (vec) cuda::spmm::launch_for_width<true, 4>(A, X, Y, arg, s);
+    else cuda::spmm::launch_for_width<true, 1>(A, X, Y, arg, s);
   } else {
-    if (vec) cuda::spmm::launch<false, 4>(A, X, Y, arg, s);
-    else cuda::spmm::launch<false, 1>(A, X, Y, arg, s);
+    if (vec) cuda::spmm::launch_for_width<false, 4>(A, X, Y, arg, s);
+    else cuda::spmm::launch_for_width<false, 1>(A, X, Y, arg, s);
   }
 }
 
