@@ -8,13 +8,15 @@ does. A is a geblas.Matrix (values fixed) or a torch sparse CSR / COO tensor (it
 may require a gradient with reduce="sum"); X a dense tensor on A's device.
 
 Backward: dX = A' grad for sum and mean (one SpMM through A's cached transpose); for max
-and min each grad(i, f) goes to the neighbour j that won the forward (the smallest j on a
-tie), recorded in the forward. When A's values are all 1 and X is float32 the forward
-records it for free: on a GPU one float32 kernel writes the winning column beside each
-value; on the CPU every X(j, f) is packed with j into one int64 key ordered like the
-float, and one int64 max_min (min_max) SpMM over A yields the value and its argument
-together; otherwise the winner is found after the forward by comparing every edge's term
-with the result (O(nnz x f) memory, like PyG's gather + scatter). The gradient of A's
+and min each grad(i, f), times A(i, j), goes to the neighbour j that won the forward (the
+smallest j on a tie), recorded in the forward. For float32 on a GPU the forward records it
+for free: one kernel writes the winning column beside each value, and the backward is one
+kernel that adds each gradient at its column (looking A(i, j) up where A's values are not
+all 1). On the CPU, when A's values are all 1, every X(j, f) is packed with j into one
+int64 key ordered like the float, and one int64 max_min (min_max) SpMM over A yields the
+value and its argument together; otherwise the winner is found after the forward by
+comparing every edge's term with the result (O(nnz x f) memory, like PyG's gather +
+scatter). The gradient of A's
 values (sum only) is the SDDMM grad . X' sampled at A's pattern, done in torch by edge
 chunks (geblas has no SDDMM kernel yet).
 
@@ -249,9 +251,9 @@ def _max_packed(g, X, reduce):
 
 def _max_kernel(g, X, reduce):
     """Value and argument of the max / min from geblas's float32 kernel that writes the
-    winning column beside each value (A unit-valued, float32 on a GPU): the smallest
-    column on a tie, as _max_packed; -0 and +0 tie here (float comparison) where the packed
-    keys order -0 below +0."""
+    winning column beside each value (float32 on a GPU, any values): the smallest column
+    on a tie, as _max_packed; -0 and +0 tie here (float comparison) where the packed keys
+    order -0 below +0."""
     n = g.nrows
     Y = torch.empty((n, X.shape[1]), dtype=X.dtype, device=X.device)
     arg = torch.empty((n, X.shape[1]), dtype=torch.int32, device=X.device)
@@ -306,9 +308,11 @@ def _forward(g, Xd, reduce, record_arg):
         Y = _spmm_plain(g, Xd, "max_times" if reduce == "max" else "min_times")
         Y.masked_fill_(g.empty_rows, 0)
         return Y, None, True  # SpMM.forward saves two empty tensors
-    if g.unit() and Xd.dtype == torch.float32 and Xd.is_cuda:
-        Y, arg, weight = _max_kernel(g, Xd, reduce)
-    elif g.unit() and Xd.dtype == torch.float32:
+    if Xd.dtype == torch.float32 and Xd.is_cuda:
+        Y, arg, _ = _max_kernel(g, Xd, reduce)
+        # unit: the backward needs no look-up of A's values
+        return Y, (arg, torch.empty(0)), g.unit()
+    if g.unit() and Xd.dtype == torch.float32:
         Y, arg, weight = _max_packed(g, Xd, reduce)
     else:
         Y, arg, weight = _max_search(g, Xd, reduce)
@@ -345,9 +349,10 @@ class SpMM(torch.autograd.Function):
         else:
             arg, weight = ctx.saved_tensors
             if ctx.needs_input_grad[1] and arg.dtype == torch.int32:
-                # _max_kernel's argument: zero fill and scatter in one geblas call
+                # _max_kernel's argument: zero fill, weights and scatter in one geblas call
                 d_x = torch.empty((ctx.nrows_x, grad.shape[1]), dtype=grad.dtype, device=grad.device)
-                _geblas._spmm_arg_scatter(_to_dlpack(arg), _to_dlpack(grad), _to_dlpack(d_x), _stream(grad.device))
+                _geblas._spmm_arg_scatter(_to_dlpack(arg), _to_dlpack(grad), _to_dlpack(d_x), _stream(grad.device),
+                                          None if ctx.unit else g.matrix)
             elif ctx.needs_input_grad[1]:
                 contrib = grad if ctx.unit else grad * weight
                 contrib = torch.where(arg >= 0, contrib, torch.zeros((), dtype=grad.dtype, device=grad.device))

@@ -1388,9 +1388,12 @@ PYBIND11_MODULE(_geblas, m) {
       py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("arg"), py::arg("reduce"), py::arg("stream") = py::none());
   m.def(
       "_spmm_arg_scatter",
-      [](const py::object& arg, const py::object& grad, const py::object& dx, const py::object& stream) {
-        // The backward of _spmm_arg: dX = 0, then dX(arg(i, f), f) += grad(i, f), in one
-        // binding call (where torch needs a cast, a where, a fill and a scatter_add).
+      [](const py::object& arg, const py::object& grad, const py::object& dx, const py::object& stream,
+         const py::object& a) {
+        // The backward of _spmm_arg: dX = 0, then dX(arg(i, f), f) += grad(i, f) x A(i, arg)
+        // (A None: values 1), in one binding call (where torch needs a cast, a where, a
+        // fill, a gather of the weights and a scatter_add).
+        const SparseStorage* weights = a.is_none() ? nullptr : &matrix_arg(a, "A", "_spmm_arg_scatter").s();
         Operand G = operand(arg, "arg"), D = operand(grad, "grad"), X = operand(dx, "dX");
         for (const Operand* o : {&G, &D, &X})
           if (o->kind != Operand::Kind::dense || !o->is_array())
@@ -1399,9 +1402,9 @@ PYBIND11_MODULE(_geblas, m) {
         std::optional<cuda::StreamGuard> on;
         enter_stream(on, G.dense.device, stream);
         py::gil_scoped_release nogil;
-        detail::cuda_spmm_arg_scatter(G.dense, D.dense, X.dense);
+        detail::cuda_spmm_arg_scatter(G.dense, D.dense, X.dense, weights);
       },
-      py::arg("arg"), py::arg("grad"), py::arg("dX"), py::arg("stream") = py::none());
+      py::arg("arg"), py::arg("grad"), py::arg("dX"), py::arg("stream") = py::none(), py::arg("A") = py::none());
 
   // --- run-time semirings (<geblas/jit.hpp>) -----------------------------------------------
   py::class_<jit::Semiring>(m, "Semiring",

@@ -402,6 +402,31 @@ def test_max_min_kernel_with_hub_rows_matches_the_packed_path(reduce, F):
 
 
 @gpu
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("F", [4, 33])
+def test_max_min_kernel_with_weights_matches_the_search_path(reduce, F):
+    # Integer weights (some negative) and features: many ties, and every product and sum
+    # exact, so the GPU kernel (argument, then weights looked up in the backward) and the
+    # CPU's search path must agree exactly.
+    rng = np.random.default_rng(91 + F)
+    S = random_graph(92 + F, n=300, density=0.05, unit=True, dtype=np.float32)
+    S.data = rng.choice(np.array([-2, -1, 1, 2, 3], dtype=np.float32), S.data.size)
+    X_host = torch.from_numpy(rng.integers(-2, 3, (300, F)).astype(np.float32))
+    G_host = torch.from_numpy(rng.integers(1, 5, (300, F)).astype(np.float32))
+    results = []
+    for device in ("cpu", "cuda:0"):
+        A = geblas.Matrix.from_scipy(S, device=device)
+        X = X_host.to(device, copy=True).requires_grad_(True)
+        Y = gt.spmm(A, X, reduce)
+        Y.backward(G_host.to(device))
+        results.append((Y.detach().cpu(), X.grad.cpu()))
+    (y_cpu, dx_cpu), (y_gpu, dx_gpu) = results
+    assert torch.equal(y_gpu, reference(S, X_host, reduce))
+    assert torch.equal(y_gpu, y_cpu)
+    assert torch.equal(dx_gpu, dx_cpu)
+
+
+@gpu
 def test_spmm_arg_with_outputs_off_16_byte_alignment():
     # Y and arg 4 bytes past an aligned address: the kernel must not take its 16-byte
     # stores there, and the result is the same.
@@ -432,6 +457,12 @@ def test_spmm_arg_scatter_refuses_bad_operands():
         scatter(arg, grad, torch.empty((10, 5), device="cuda"))
     with pytest.raises(geblas.DeviceMismatch):
         scatter(arg, grad.cpu(), dx)
+    S = random_graph(63, n=10, density=0.3, dtype=np.float32)
+    with pytest.raises(geblas.DimensionMismatch):  # A must be 20 x 10 as arg and dX
+        scatter(arg, grad, dx, None, geblas.Matrix.from_scipy(S, device="cuda:0"))
+    with pytest.raises(geblas.DeviceMismatch):
+        scatter(arg, grad, dx, None, geblas.Matrix.from_scipy(sp.csr_array(sp.random(20, 10, density=0.3,
+                                                                                        dtype=np.float32))))
     scatter(arg, grad, dx, torch.cuda.current_stream().cuda_stream)
     want = torch.zeros((10, 4))
     want[0] = 20

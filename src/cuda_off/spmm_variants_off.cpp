@@ -11,7 +11,7 @@ void* cuda_stream_handle(int) { return nullptr; }
 void cuda_spmm_arg_extreme(const SparseStorage&, const DenseStorage&, DenseStorage&, DenseStorage&, bool) {
   throw NotImplemented("spmm_arg_extreme: libgeblas.so was built without CUDA");
 }
-void cuda_spmm_arg_scatter(const DenseStorage&, const DenseStorage&, DenseStorage&) {
+void cuda_spmm_arg_scatter(const DenseStorage&, const DenseStorage&, DenseStorage&, const SparseStorage*) {
   throw NotImplemented("spmm_arg_scatter: libgeblas.so was built without CUDA");
 }
 // Unreachable: without CUDA no matrix lives on a CUDA device (the core checks first).

@@ -2,8 +2,8 @@
 // loops over the tuples: every value and every argument, with many ties (small integer
 // values), empty rows, unit and general values, widths that take the scalar and the
 // 16-byte paths, rows long enough to be cut into pieces (ties and NaNs across pieces),
-// and a caller's stream. Its backward scatter against a loop. Bad operands raise the
-// named error.
+// and a caller's stream. Its backward scatter against a loop, with and without A's
+// values. Bad operands raise the named error.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -166,6 +166,42 @@ TEST_CASE("spmm with argument: the backward scatter adds each gradient at its ar
     auto dX = DenseMatrix<float>::constant(k, f, 12345.0f, gpu);  // the scatter zeroes it first
     detail::cuda_spmm_arg_scatter(A.storage(), G.storage(), dX.storage());
     CHECK(dX.to_row_major() == want);
+  }
+  // With A's values: each gradient times A(i, arg(i, f)), found in row i.
+  for (const Index f : {3, 32}) {
+    const Index m = 200, k = 90;
+    const Data d = make({m, k, f, false, 23 + static_cast<std::uint64_t>(f)});
+    std::vector<std::vector<std::pair<int, float>>> row(static_cast<std::size_t>(m));
+    std::vector<Index> rows, cols;
+    std::vector<float> vals;
+    for (const auto& [i, j, a] : d.entries) {
+      row[static_cast<std::size_t>(i)].emplace_back(static_cast<int>(j), a);
+      rows.push_back(i);
+      cols.push_back(j);
+      vals.push_back(a);
+    }
+    std::mt19937_64 rng(29);
+    std::vector<std::int32_t> arg(static_cast<std::size_t>(m * f), -1);
+    std::vector<float> grad(arg.size()), want(static_cast<std::size_t>(k * f), 0.0f);
+    for (Index i = 0; i < m; ++i)
+      for (Index c = 0; c < f; ++c) {
+        const auto o = static_cast<std::size_t>(i * f + c);
+        grad[o] = static_cast<float>(static_cast<int>(rng() % 7) - 3);
+        const auto& r = row[static_cast<std::size_t>(i)];
+        if (r.empty()) continue;  // arg -1
+        const auto& [j, a] = r[rng() % r.size()];
+        arg[o] = j;
+        want[static_cast<std::size_t>(j * f + c)] += grad[o] * a;
+      }
+    const auto A = SparseMatrix<float>::from_tuples(m, k, rows, cols, vals, Duplicates::error(), gpu);
+    const auto Arg = DenseMatrix<std::int32_t>::from_row_major(m, f, arg, gpu);
+    const auto G = DenseMatrix<float>::from_row_major(m, f, grad, gpu);
+    auto dX = DenseMatrix<float>::constant(k, f, 12345.0f, gpu);
+    detail::cuda_spmm_arg_scatter(Arg.storage(), G.storage(), dX.storage(), &A.storage());
+    CHECK(dX.to_row_major() == want);
+    auto dX_short = DenseMatrix<float>(k - 1, f, gpu);
+    CHECK_THROWS_AS(detail::cuda_spmm_arg_scatter(Arg.storage(), G.storage(), dX_short.storage(), &A.storage()),
+                    DimensionMismatch);
   }
   auto arg = DenseMatrix<std::int32_t>::constant(4, 3, 0, gpu);
   auto grad = DenseMatrix<float>::constant(4, 3, 1.0f, gpu);

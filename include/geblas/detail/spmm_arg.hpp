@@ -19,12 +19,14 @@ namespace geblas::detail {
 GEBLAS_API void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, DenseStorage& arg,
                                       bool max);
 
-// The backward of the above: dX = 0, then dX(arg(i, f), f) += grad(i, f) for every arg(i, f)
-// in [0, dX.nrows) (-1, an empty row's, gives nothing; arg as cuda_spmm_arg_extreme wrote
-// it for an A of dX.nrows columns has no other value). The adds are atomic, so a float
-// sum's rounding may vary between runs, as torch's scatter_add. arg (m x F, int32), grad
-// (m x F) and dX (K x F, float32) row-major on one CUDA device; on this thread's current
-// stream. The errors are those of cuda_spmm_arg_extreme.
-GEBLAS_API void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, DenseStorage& dX);
+// The backward of the above: dX = 0, then dX(arg(i, f), f) += grad(i, f) x A(i, arg(i, f))
+// for every arg(i, f) in [0, dX.nrows); -1 (an empty row's) gives nothing, as does a
+// column that is not an entry of row i (cuda_spmm_arg_extreme over this A gives neither).
+// A null A means every value 1 (no look-up). The adds are atomic, so a float sum's
+// rounding may vary between runs, as torch's scatter_add. arg (m x F, int32), grad
+// (m x F) and dX (K x F, float32) row-major, and A (m x K, float32) on one CUDA device;
+// on this thread's current stream. The errors are those of cuda_spmm_arg_extreme.
+GEBLAS_API void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, DenseStorage& dX,
+                                      const SparseStorage* A = nullptr);
 
 }  // namespace geblas::detail

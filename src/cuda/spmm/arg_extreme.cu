@@ -307,16 +307,28 @@ void launch_for_width(const SparseStorage& A, const DenseStorage& X, DenseStorag
   else launch<Max, V, 1>(A, X, Y, arg, s);
 }
 
-// dX(arg(i, f), f) += grad(i, f): the backward of the max / min forward. Atomic adds, as
-// torch's scatter_add: a column of X that won several rows takes several gradients.
+// dX(arg(i, f), f) += grad(i, f) x A(i, arg(i, f)): the backward of the max / min
+// forward. Atomic adds, as torch's scatter_add: a column of X that won several rows takes
+// several gradients. With av null A's values are all 1; else A(i, j) is found by a binary
+// search of row i's sorted columns (log of its length in loads, against the F loads of
+// the row's gradients).
 __global__ void arg_scatter_kernel(Index m, Index n, Index k, const int* __restrict__ arg, Index lda,
-                                   const float* __restrict__ grad, Index ldg, float* __restrict__ dx, Index ldd) {
+                                   const float* __restrict__ grad, Index ldg, float* __restrict__ dx, Index ldd,
+                                   const Index* __restrict__ ro, const ColIndex* __restrict__ ci,
+                                   const float* __restrict__ av) {
   const Index total = m * n;
   for (Index t = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
        t += static_cast<Index>(gridDim.x) * blockDim.x) {
     const Index i = t / n, f = t - i * n;
     const int a = arg[i * lda + f];
-    if (a >= 0 && a < k) atomicAdd(dx + a * ldd + f, grad[i * ldg + f]);
+    if (a < 0 || a >= k) continue;
+    float g = grad[i * ldg + f];
+    if (av) {
+      const Index at = ops::search_sorted(ci, ro[i], ro[i + 1], static_cast<ColIndex>(a));
+      if (at < 0) continue;  // not an entry of row i: not an argument this A gave
+      g *= av[at];
+    }
+    atomicAdd(dx + a * ldd + f, g);
   }
 }
 
@@ -368,7 +380,8 @@ void cuda_spmm_arg_extreme(const SparseStorage& A, const DenseStorage& X, DenseS
   }
 }
 
-void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, DenseStorage& dX) {
+void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, DenseStorage& dX,
+                           const SparseStorage* A) {
   const std::string op = "spmm_arg_scatter";
   if (!arg.device.is_cuda())
     throw InvalidValue(op + ": arg is on " + arg.device.str() + "; this kernel runs on CUDA devices");
@@ -386,6 +399,15 @@ void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, De
                             " as arg, and dX have " + std::to_string(arg.ncols) + " columns (grad is " +
                             std::to_string(grad.nrows) + " x " + std::to_string(grad.ncols) + ", dX " +
                             std::to_string(dX.nrows) + " x " + std::to_string(dX.ncols) + ")");
+  if (A) {
+    if (A->device != arg.device)
+      throw DeviceMismatch(op + ": A is on " + A->device.str() + " but arg on " + arg.device.str());
+    if (A->type != TypeId::float32)
+      throw DomainMismatch(op + ": A must be float32, is " + std::string(to_string(A->type)));
+    if (A->nrows != arg.nrows || A->ncols != dX.nrows)
+      throw DimensionMismatch(op + ": A is " + std::to_string(A->nrows) + " x " + std::to_string(A->ncols) +
+                              " but arg has " + std::to_string(arg.nrows) + " rows and dX " + std::to_string(dX.nrows));
+  }
   const int ordinal = arg.device.ordinal();
   cuda::DeviceGuard guard(ordinal);
   const cudaStream_t s = cuda::stream(ordinal);
@@ -400,7 +422,8 @@ void cuda_spmm_arg_scatter(const DenseStorage& arg, const DenseStorage& grad, De
   cuda::spmm::
       arg_scatter_kernel<<<cuda::ops::blocks_for(arg.nrows * arg.ncols), cuda::ops::LaunchPolicy::threads, 0, s>>>(
           arg.nrows, arg.ncols, dX.nrows, arg.data.as<int>(), arg.ld, grad.data.as<float>(), grad.ld,
-          dX.data.as<float>(), dX.ld);
+          dX.data.as<float>(), dX.ld, A ? A->row_offsets.as<Index>() : nullptr,
+          A ? A->col_indices.as<ColIndex>() : nullptr, A ? A->values.as<float>() : nullptr);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
