@@ -38,7 +38,13 @@ namespace {
 // piece_entries / loads_in_flight latencies whatever the graph's largest degree.
 struct ArgExtremePolicy {
   static constexpr int rows_per_block = 4;
-  static constexpr int loads_in_flight = 8;
+  // Rows of X in flight per entry slot: 8 of one float, 4 of four (16 bytes each). The
+  // forward is latency-bound (a warp per row, mostly short rows): with 8 of four a thread
+  // held 96 registers, 5 blocks per SM; 4 and at most 64 registers (min_blocks_per_sm,
+  // 8 bytes spilled) fit 8 blocks and made R-MAT 20's forward 1.1-1.4x faster at every F
+  // (H200, 2026-11-28 call 5: F = 16 1.32 -> 0.94 ms, F = 512 9.92 -> 8.41 ms).
+  static constexpr int loads_in_flight(int v) { return v == 4 ? 4 : 8; }
+  static constexpr int min_blocks_per_sm = 8;
   static constexpr Index piece_entries = 256;
   static constexpr int fold_threads = 128;
   static constexpr unsigned max_grid_y = 65535;
@@ -162,13 +168,13 @@ __device__ inline void merge(float& best, int& who, float other, int other_who) 
 // takes every S-th entry of the unit. At small F (32 / S x V >= F) all 32 lanes then have
 // work, where a slot per warp left 3 in 4 idle at F = 32 (V = 4).
 template <bool Max, int V, int S>
-__global__ void arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex* __restrict__ ci,
-                                   const float* __restrict__ av, const ArgUnit* __restrict__ units, Index unit_count,
-                                   Index n, const float* __restrict__ X, Index ldx, float* __restrict__ Y, Index ldy,
-                                   int* __restrict__ arg, Index lda, float* __restrict__ piece_best,
-                                   int* __restrict__ piece_who) {
+__global__ void __launch_bounds__(32 * ArgExtremePolicy::rows_per_block, ArgExtremePolicy::min_blocks_per_sm)
+    arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex* __restrict__ ci, const float* __restrict__ av,
+                       const ArgUnit* __restrict__ units, Index unit_count, Index n, const float* __restrict__ X,
+                       Index ldx, float* __restrict__ Y, Index ldy, int* __restrict__ arg, Index lda,
+                       float* __restrict__ piece_best, int* __restrict__ piece_who) {
   constexpr int L = 32 / S;  // lanes of a slot
-  constexpr int U = ArgExtremePolicy::loads_in_flight;
+  constexpr int U = ArgExtremePolicy::loads_in_flight(V);
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int slot = lane / L;
   const Index u = static_cast<Index>(blockIdx.x) * ArgExtremePolicy::rows_per_block + (threadIdx.x >> 5);
