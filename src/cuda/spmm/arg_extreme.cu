@@ -45,6 +45,9 @@ struct ArgExtremePolicy {
   // (H200, 2026-11-28 call 5: F = 16 1.32 -> 0.94 ms, F = 512 9.92 -> 8.41 ms).
   static constexpr int loads_in_flight(int v) { return v == 4 ? 4 : 8; }
   static constexpr int min_blocks_per_sm = 8;
+  // With S > 1 slots, a unit of at most slot_row_steps x 32 / S entries is done by one
+  // slot (its lanes load that many entries per step).
+  static constexpr int slot_row_steps = 2;
   static constexpr Index piece_entries = 256;
   static constexpr int fold_threads = 128;
   static constexpr unsigned max_grid_y = 65535;
@@ -164,27 +167,23 @@ __device__ inline void merge(float& best, int& who, float other, int other_who) 
   }
 }
 
-// S entry slots per warp: a slot is 32 / S lanes, each owning V consecutive columns, and
-// takes every S-th entry of the unit. At small F (32 / S x V >= F) all 32 lanes then have
-// work, where a slot per warp left 3 in 4 idle at F = 32 (V = 4).
+// S entry slots per warp: a slot is 32 / S lanes, each owning V consecutive columns. At
+// small F (32 / S x V >= F) all 32 lanes then have work, where one entry at a time left
+// 3 lanes in 4 idle at F = 32 (V = 4). A unit is done by the whole warp, the slots taking
+// every S-th entry (unit_by_warp), or, when it is short, by one slot with its row's
+// entries in order (unit_by_slot, S units at once): a power-law graph's rows are mostly a
+// few entries long, and a warp per row paid the row's chain of dependent loads (unit,
+// entries, X) for every one of them.
+
+// The unit's entries by the whole warp; its result from the slots' merged bests.
 template <bool Max, int V, int S>
-__global__ void __launch_bounds__(32 * ArgExtremePolicy::rows_per_block, ArgExtremePolicy::min_blocks_per_sm)
-    arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex* __restrict__ ci, const float* __restrict__ av,
-                       const ArgUnit* __restrict__ units, Index unit_count, Index n, const float* __restrict__ X,
-                       Index ldx, float* __restrict__ Y, Index ldy, int* __restrict__ arg, Index lda,
-                       float* __restrict__ piece_best, int* __restrict__ piece_who) {
+__device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __restrict__ ci,
+                             const float* __restrict__ av, Index n, const float* __restrict__ X, Index ldx, float* out,
+                             int* out_who) {
   constexpr int L = 32 / S;  // lanes of a slot
   constexpr int U = ArgExtremePolicy::loads_in_flight(V);
-  const int lane = static_cast<int>(threadIdx.x) & 31;
   const int slot = lane / L;
-  const Index u = static_cast<Index>(blockIdx.x) * ArgExtremePolicy::rows_per_block + (threadIdx.x >> 5);
-  if (u >= unit_count) return;  // whole warps leave together: a unit per warp
-  ArgUnit unit;
-  if (units) unit = units[u];
-  else unit = {ro[u], ro[u + 1], u, -1, 1};
   const Index begin = unit.begin, end = unit.end;
-  float* out = unit.slot < 0 ? Y + unit.row * ldy : piece_best + static_cast<Index>(unit.slot) * n;
-  int* out_who = unit.slot < 0 ? arg + unit.row * lda : piece_who + static_cast<Index>(unit.slot) * n;
   for (Index j0 = static_cast<Index>(blockIdx.y) * L * V; j0 < n; j0 += static_cast<Index>(gridDim.y) * L * V) {
     const Index j = j0 + static_cast<Index>(lane % L) * V;
     const bool live = j < n;  // V > 1 only when V divides n: all V columns are live together
@@ -251,6 +250,122 @@ __global__ void __launch_bounds__(32 * ArgExtremePolicy::rows_per_block, ArgExtr
   }
 }
 
+// Each slot's own unit (mine: a short one) by the slot alone, its L lanes loading L
+// entries at a time; len_max, the longest of the warp's short units, sets the common
+// trip count. S > 1, so one tile of L x V columns covers the row.
+template <bool Max, int V, int S>
+__device__ void unit_by_slot(const ArgUnit& unit, bool mine, int len_max, int lane, const ColIndex* __restrict__ ci,
+                             const float* __restrict__ av, Index n, const float* __restrict__ X, Index ldx, float* out,
+                             int* out_who) {
+  constexpr int L = 32 / S;
+  constexpr int U = ArgExtremePolicy::loads_in_flight(V);
+  const int base = lane / L * L, sub = lane % L;
+  const Index j = static_cast<Index>(sub) * V;
+  const bool live = mine && j < n;
+  const int len = mine ? static_cast<int>(unit.end - unit.begin) : 0;
+  float best[V], head[V];
+  int who[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    best[v] = 0.0f;
+    head[v] = 0.0f;
+    who[v] = -1;
+  }
+  for (int t = 0; t < len_max; t += L) {
+    const int count = len - t < L ? len - t : L;  // this slot's entries in the step (<= 0: none)
+    int my_col = 0;
+    float my_val = 1.0f;
+    if (sub < count) {
+      my_col = ci[unit.begin + t + sub];
+      my_val = av[unit.begin + t + sub];
+    }
+    for (int e0 = 0; e0 < L; e0 += U) {
+      int k[U];
+      float a[U], x[U][V];
+#pragma unroll
+      for (int q = 0; q < U; ++q) {
+        const int e = e0 + q;
+        k[q] = __shfl_sync(0xffffffffu, my_col, base + (e & (L - 1)));
+        a[q] = __shfl_sync(0xffffffffu, my_val, base + (e & (L - 1)));
+        if (live && e < count) Pack<V>::load(X + static_cast<Index>(k[q]) * ldx + j, x[q]);
+      }
+#pragma unroll
+      for (int q = 0; q < U; ++q) {
+        if (!live || e0 + q >= count) break;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          const float term = a[q] * x[q][v];
+          if (t == 0 && e0 + q == 0) head[v] = term;
+          if ((who[v] < 0 && term == term) || better<Max>(term, best[v])) {
+            best[v] = term;
+            who[v] = k[q];
+          }
+        }
+      }
+    }
+  }
+  if (live) {
+    const bool head_nan = unit.first != 0 && len > 0;
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      if (head_nan && head[v] != head[v]) {
+        best[v] = head[v];
+        who[v] = ci[unit.begin];
+      }
+    Pack<V>::store(out + j, out_who + j, best, who);
+  }
+}
+
+template <bool Max, int V, int S>
+__global__ void __launch_bounds__(32 * ArgExtremePolicy::rows_per_block, ArgExtremePolicy::min_blocks_per_sm)
+    arg_extreme_kernel(const Index* __restrict__ ro, const ColIndex* __restrict__ ci, const float* __restrict__ av,
+                       const ArgUnit* __restrict__ units, Index unit_count, Index n, const float* __restrict__ X,
+                       Index ldx, float* __restrict__ Y, Index ldy, int* __restrict__ arg, Index lda,
+                       float* __restrict__ piece_best, int* __restrict__ piece_who) {
+  constexpr int L = 32 / S;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const Index w = static_cast<Index>(blockIdx.x) * ArgExtremePolicy::rows_per_block + (threadIdx.x >> 5);
+  auto unit_at = [&](Index u) {
+    if (units) return units[u];
+    return ArgUnit{ro[u], ro[u + 1], u, -1, 1};
+  };
+  auto out_of = [&](const ArgUnit& unit) {
+    return unit.slot < 0 ? Y + unit.row * ldy : piece_best + static_cast<Index>(unit.slot) * n;
+  };
+  auto who_of = [&](const ArgUnit& unit) {
+    return unit.slot < 0 ? arg + unit.row * lda : piece_who + static_cast<Index>(unit.slot) * n;
+  };
+  if constexpr (S == 1) {
+    if (w >= unit_count) return;  // whole warps leave together
+    const ArgUnit unit = unit_at(w);
+    unit_by_warp<Max, V, S>(unit, lane, ci, av, n, X, ldx, out_of(unit), who_of(unit));
+  } else {
+    const Index first = w * S;  // the warp's S units, one per slot
+    if (first >= unit_count) return;
+    const Index mine = first + lane / L;
+    const bool have = mine < unit_count;
+    const ArgUnit unit = have ? unit_at(mine) : ArgUnit{0, 0, 0, -1, 1};
+    const Index len = unit.end - unit.begin;
+    const bool is_short = have && len <= Index{ArgExtremePolicy::slot_row_steps} * L;
+    const int len_max = static_cast<int>(__reduce_max_sync(0xffffffffu, is_short ? static_cast<unsigned>(len) : 0u));
+    if (__any_sync(0xffffffffu, is_short))
+      unit_by_slot<Max, V, S>(unit, is_short, len_max, lane, ci, av, n, X, ldx, out_of(unit), who_of(unit));
+    // the long ones one after another, each by the whole warp
+    unsigned long_units = __ballot_sync(0xffffffffu, have && !is_short && lane % L == 0);
+    while (long_units) {
+      const int leader = __ffs(long_units) - 1;
+      long_units &= long_units - 1;
+      ArgUnit u;
+      u.begin = __shfl_sync(0xffffffffu, unit.begin, leader);
+      u.end = __shfl_sync(0xffffffffu, unit.end, leader);
+      u.row = __shfl_sync(0xffffffffu, unit.row, leader);
+      u.slot = __shfl_sync(0xffffffffu, unit.slot, leader);
+      u.first = __shfl_sync(0xffffffffu, unit.first, leader);
+      unit_by_warp<Max, V, S>(u, lane, ci, av, n, X, ldx, out_of(u), who_of(u));
+    }
+  }
+}
+
 // Y and arg of each cut row from its pieces, in piece order: a later piece with a best
 // (who >= 0; it never holds a NaN) replaces the running one only when strictly better.
 template <bool Max>
@@ -284,7 +399,8 @@ void launch(const SparseStorage& A, const DenseStorage& X, DenseStorage& Y, Dens
   const auto plan = arg_plan(A);
   RawBuffer best = ops::temp<float>(plan->slot_count * n, A.device);
   RawBuffer who = ops::temp<int>(plan->slot_count * n, A.device);
-  const Index blocks = (plan->unit_count + ArgExtremePolicy::rows_per_block - 1) / ArgExtremePolicy::rows_per_block;
+  const Index per_block = Index{ArgExtremePolicy::rows_per_block} * S;  // S units per warp
+  const Index blocks = (plan->unit_count + per_block - 1) / per_block;
   constexpr Index width = 32 / S * V;  // columns of a tile
   const Index tiles = (n + width - 1) / width;
   const dim3 grid(static_cast<unsigned>(blocks),
