@@ -175,46 +175,6 @@ __device__ inline void merge(float& best, int& who, float other, int other_who) 
 // few entries long, and a warp per row paid the row's chain of dependent loads (unit,
 // entries, X) for every one of them.
 
-// A lane's running result for its V columns: the best term that is not a NaN (the first
-// of equal ones) with its column, and the unit's first term, put back at the end where it
-// is a NaN.
-template <bool Max, int V>
-struct Running {
-  float best[V], head[V];
-  int who[V];
-  __device__ Running() {
-#pragma unroll
-    for (int v = 0; v < V; ++v) {
-      best[v] = 0.0f;
-      head[v] = 0.0f;
-      who[v] = -1;
-    }
-  }
-  // The terms a x x[v] of the entry in column col (is_head: the unit's first entry).
-  __device__ void take(float a, const float* x, int col, bool is_head) {
-#pragma unroll
-    for (int v = 0; v < V; ++v) {
-      const float t = a * x[v];
-      if (is_head) head[v] = t;
-      if ((who[v] < 0 && t == t) || better<Max>(t, best[v])) {
-        best[v] = t;
-        who[v] = col;
-      }
-    }
-  }
-  // Writes (0, -1 for a unit without entries); head_counts: the unit starts its row and
-  // has entries (a later piece's NaN never wins), head_col: its first entry's column.
-  __device__ void store(float* out, int* out_who, bool head_counts, const ColIndex* head_col) {
-#pragma unroll
-    for (int v = 0; v < V; ++v)
-      if (head_counts && head[v] != head[v]) {
-        best[v] = head[v];
-        who[v] = *head_col;
-      }
-    Pack<V>::store(out, out_who, best, who);
-  }
-};
-
 // The unit's entries by the whole warp; its result from the slots' merged bests.
 template <bool Max, int V, int S>
 __device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __restrict__ ci,
@@ -227,7 +187,14 @@ __device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __re
   for (Index j0 = static_cast<Index>(blockIdx.y) * L * V; j0 < n; j0 += static_cast<Index>(gridDim.y) * L * V) {
     const Index j = j0 + static_cast<Index>(lane % L) * V;
     const bool live = j < n;  // V > 1 only when V divides n: all V columns are live together
-    Running<Max, V> r;        // its head: slot 0's
+    float best[V], head[V];   // head: the unit's first term (slot 0 only)
+    int who[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      best[v] = 0.0f;
+      head[v] = 0.0f;
+      who[v] = -1;
+    }
     for (Index tile = begin; tile < end; tile += 32) {
       const int count = end - tile < 32 ? static_cast<int>(end - tile) : 32;
       int my_col = 0;
@@ -250,7 +217,15 @@ __device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __re
 #pragma unroll
         for (int q = 0; q < U; ++q) {
           if (!live || e0 + q * S + slot >= count) break;
-          r.take(a[q], x[q], k[q], tile == begin && e0 + q * S + slot == 0);
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            const float t = a[q] * x[q][v];
+            if (tile == begin && e0 + q * S + slot == 0) head[v] = t;
+            if ((who[v] < 0 && t == t) || better<Max>(t, best[v])) {
+              best[v] = t;
+              who[v] = k[q];
+            }
+          }
         }
       }
     }
@@ -258,11 +233,20 @@ __device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __re
     for (int off = L; off < 32; off <<= 1)
 #pragma unroll
       for (int v = 0; v < V; ++v) {
-        const float ob = __shfl_xor_sync(0xffffffffu, r.best[v], off);
-        const int ow = __shfl_xor_sync(0xffffffffu, r.who[v], off);
-        merge<Max>(r.best[v], r.who[v], ob, ow);
+        const float ob = __shfl_xor_sync(0xffffffffu, best[v], off);
+        const int ow = __shfl_xor_sync(0xffffffffu, who[v], off);
+        merge<Max>(best[v], who[v], ob, ow);
       }
-    if (live && slot == 0) r.store(out + j, out_who + j, unit.first != 0 && begin < end, ci + begin);
+    if (live && slot == 0) {
+      const bool head_nan = unit.first != 0 && begin < end;  // a later piece's NaN never wins
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        if (head_nan && head[v] != head[v]) {
+          best[v] = head[v];
+          who[v] = ci[begin];
+        }
+      Pack<V>::store(out + j, out_who + j, best, who);  // 0 and -1 for an empty row
+    }
   }
 }
 
@@ -279,7 +263,14 @@ __device__ void unit_by_slot(const ArgUnit& unit, bool mine, int len_max, int la
   const Index j = static_cast<Index>(sub) * V;
   const bool live = mine && j < n;
   const int len = mine ? static_cast<int>(unit.end - unit.begin) : 0;
-  Running<Max, V> r;
+  float best[V], head[V];
+  int who[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    best[v] = 0.0f;
+    head[v] = 0.0f;
+    who[v] = -1;
+  }
   for (int t = 0; t < len_max; t += L) {
     const int count = len - t < L ? len - t : L;  // this slot's entries in the step (<= 0: none)
     int my_col = 0;
@@ -301,11 +292,28 @@ __device__ void unit_by_slot(const ArgUnit& unit, bool mine, int len_max, int la
 #pragma unroll
       for (int q = 0; q < U; ++q) {
         if (!live || e0 + q >= count) break;
-        r.take(a[q], x[q], k[q], t == 0 && e0 + q == 0);
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          const float term = a[q] * x[q][v];
+          if (t == 0 && e0 + q == 0) head[v] = term;
+          if ((who[v] < 0 && term == term) || better<Max>(term, best[v])) {
+            best[v] = term;
+            who[v] = k[q];
+          }
+        }
       }
     }
   }
-  if (live) r.store(out + j, out_who + j, unit.first != 0 && len > 0, ci + unit.begin);
+  if (live) {
+    const bool head_nan = unit.first != 0 && len > 0;
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      if (head_nan && head[v] != head[v]) {
+        best[v] = head[v];
+        who[v] = ci[unit.begin];
+      }
+    Pack<V>::store(out + j, out_who + j, best, who);
+  }
 }
 
 template <bool Max, int V, int S>
