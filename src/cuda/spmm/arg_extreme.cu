@@ -5,12 +5,12 @@
 // docs/notes/python-torch-spmm.md), since 64-bit values and the packing cost about 4x.
 // Here each lane keeps its best value and its column in registers and writes both once.
 //
-// A warp per unit of work, a unit being a row of A or, for a row longer than
-// piece_entries, one of the equal pieces it is cut into. A row's entries are read 32 at a
-// time with one coalesced load and broadcast by shuffles, and each lane owns V
-// consecutive columns of a 32 x V column tile (16-byte loads of X when V = 4). Entries are
-// visited in column order and a term replaces the best only when strictly better, so the
-// smallest column wins a tie. A cut row's pieces leave (best, column) in a workspace and
+// A unit of work is a row of A or, for a row longer than piece_entries, one of the equal
+// pieces it is cut into; a warp takes one, or at small F several short ones at once (the
+// entry slots below). A unit's entries are read with coalesced loads and broadcast by
+// shuffles, and each lane owns V consecutive columns of its tile (16-byte loads of X when
+// V = 4). Entries are visited in column order and a term replaces the best only when
+// strictly better, so the smallest column wins a tie. A cut row's pieces leave (best, column) in a workspace and
 // a second kernel folds them in piece order with the same rule, so the result is the
 // sequential scan's (NaN included: see better() below).
 #include <cstdint>
@@ -46,7 +46,7 @@ struct ArgExtremePolicy {
   static constexpr int loads_in_flight(int v) { return v == 4 ? 4 : 8; }
   static constexpr int min_blocks_per_sm = 8;
   // With S > 1 slots, a unit of at most slot_row_steps x 32 / S entries is done by one
-  // slot (its lanes load that many entries per step).
+  // slot alone (its 32 / S lanes load as many entries per step).
   static constexpr int slot_row_steps = 2;
   static constexpr Index piece_entries = 256;
   static constexpr int fold_threads = 128;
