@@ -347,16 +347,9 @@ def test_results_exported_on_one_stream_wait_for_it_on_another():
     assert torch.allclose(Y.cpu(), want, rtol=1e-6, atol=1e-5)
 
 
-@gpu
-@pytest.mark.parametrize("reduce", ["max", "min"])
-@pytest.mark.parametrize("F", [1, 7, 32, 130])
-def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
-    # Integer features in a small range: most outputs are ties. The GPU forward (float32
-    # kernel with its argument) and the CPU forward (int64 packed keys) must agree on every
-    # value and send every gradient to the same neighbour.
-    S = random_graph(51 + F, n=300, density=0.06, unit=True, dtype=np.float32)
-    X_host = torch.from_numpy(np.random.default_rng(52).integers(-2, 3, (300, F)).astype(np.float32))
-    G_host = torch.from_numpy(np.random.default_rng(53).integers(1, 5, (300, F)).astype(np.float32))
+def check_gpu_equals_cpu(S, X_host, G_host, reduce):
+    """Forward and backward of gt.spmm on the CPU and on cuda:0 give the same values and
+    the same gradients, and the GPU's values are the dense reference's."""
     results = []
     for device in ("cpu", "cuda:0"):
         A = geblas.Matrix.from_scipy(S, device=device)
@@ -370,6 +363,19 @@ def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
     assert torch.equal(y_gpu, reference(S, X_host, reduce))
     assert torch.equal(y_gpu, y_cpu)
     assert torch.equal(dx_gpu, dx_cpu)
+
+
+@gpu
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("F", [1, 7, 32, 130])
+def test_max_min_kernel_on_gpu_matches_the_packed_path(reduce, F):
+    # Integer features in a small range: most outputs are ties. The GPU forward (float32
+    # kernel with its argument) and the CPU forward (int64 packed keys) must agree on every
+    # value and send every gradient to the same neighbour.
+    S = random_graph(51 + F, n=300, density=0.06, unit=True, dtype=np.float32)
+    X_host = torch.from_numpy(np.random.default_rng(52).integers(-2, 3, (300, F)).astype(np.float32))
+    G_host = torch.from_numpy(np.random.default_rng(53).integers(1, 5, (300, F)).astype(np.float32))
+    check_gpu_equals_cpu(S, X_host, G_host, reduce)
 
 
 @gpu
@@ -388,17 +394,7 @@ def test_max_min_kernel_with_hub_rows_matches_the_packed_path(reduce, F):
     S.data = np.ones_like(S.data, dtype=np.float32)
     X_host = torch.from_numpy(rng.integers(-3, 4, (n, F)).astype(np.float32))
     G_host = torch.from_numpy(rng.integers(1, 5, (n, F)).astype(np.float32))
-    results = []
-    for device in ("cpu", "cuda:0"):
-        A = geblas.Matrix.from_scipy(S, device=device)
-        X = X_host.to(device, copy=True).requires_grad_(True)
-        Y = gt.spmm(A, X, reduce)
-        Y.backward(G_host.to(device))
-        results.append((Y.detach().cpu(), X.grad.cpu()))
-    (y_cpu, dx_cpu), (y_gpu, dx_gpu) = results
-    assert torch.equal(y_gpu, reference(S, X_host, reduce))
-    assert torch.equal(y_gpu, y_cpu)
-    assert torch.equal(dx_gpu, dx_cpu)
+    check_gpu_equals_cpu(S, X_host, G_host, reduce)
 
 
 @gpu
@@ -413,17 +409,7 @@ def test_max_min_kernel_with_weights_matches_the_search_path(reduce, F):
     S.data = rng.choice(np.array([-2, -1, 1, 2, 3], dtype=np.float32), S.data.size)
     X_host = torch.from_numpy(rng.integers(-2, 3, (300, F)).astype(np.float32))
     G_host = torch.from_numpy(rng.integers(1, 5, (300, F)).astype(np.float32))
-    results = []
-    for device in ("cpu", "cuda:0"):
-        A = geblas.Matrix.from_scipy(S, device=device)
-        X = X_host.to(device, copy=True).requires_grad_(True)
-        Y = gt.spmm(A, X, reduce)
-        Y.backward(G_host.to(device))
-        results.append((Y.detach().cpu(), X.grad.cpu()))
-    (y_cpu, dx_cpu), (y_gpu, dx_gpu) = results
-    assert torch.equal(y_gpu, reference(S, X_host, reduce))
-    assert torch.equal(y_gpu, y_cpu)
-    assert torch.equal(dx_gpu, dx_cpu)
+    check_gpu_equals_cpu(S, X_host, G_host, reduce)
 
 
 @gpu
