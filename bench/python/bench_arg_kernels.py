@@ -18,7 +18,7 @@ import statistics
 import torch
 
 import geblas
-from bench_torch_spmm import rmat
+from bench_torch_spmm import load_graph
 
 
 def event_ms(fn, reps=25, warmup=5):
@@ -54,16 +54,9 @@ def main():
     print("| graph | F | plus_times | plus_times A' | max_times | max with argument | argument scatter |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in [f"rmat-{s.replace(':', '-')}" for s in args.rmat] + args.graphs:
-        if name.startswith("rmat-"):
-            scale, ef = (int(x) for x in name.split("-")[1:])
-            A = geblas.Matrix.from_scipy(rmat(scale, ef)).to("cuda:0")
-        else:
-            path = pathlib.Path(args.data) / f"{name}.mtx.gz"
-            if not path.exists():
-                print(f"skip {name}: {path} not found")
-                continue
-            A = geblas.read_matrix_market(path, dtype="float32", device="cuda:0")
-        A = geblas.apply(A, "one")  # unit values: the argument kernel's case
+        A = load_graph(name, args.data)
+        if A is None:
+            continue
         n = A.nrows
         for F in args.widths:
             X = torch.randn(A.ncols, F, device=dev)

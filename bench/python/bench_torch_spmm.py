@@ -54,6 +54,22 @@ def rmat(scale, edge_factor, seed=20261128):
     return S
 
 
+def load_graph(name, data):
+    """A graph of the bench on cuda:0 with unit values (max records its argument for free
+    there): "rmat-SCALE-EF" is generated, any other name is read from data/NAME.mtx.gz;
+    None, with a message, where that file is absent."""
+    if name.startswith("rmat-"):
+        scale, ef = (int(x) for x in name.split("-")[1:])
+        A = geblas.Matrix.from_scipy(rmat(scale, ef)).to("cuda:0")
+    else:
+        path = pathlib.Path(data) / f"{name}.mtx.gz"
+        if not path.exists():
+            print(f"skip {name}: {path} not found")
+            return None
+        A = geblas.read_matrix_market(path, dtype="float32", device="cuda:0")
+    return geblas.apply(A, "one")
+
+
 def timed(fn, reps, warmup=3):
     for _ in range(warmup):
         fn()
@@ -99,16 +115,9 @@ def main():
     dev = torch.device("cuda:0")
     rows_out = []
     for name in args.graphs + [f"rmat-{s.replace(':', '-')}" for s in args.rmat]:
-        if name.startswith("rmat-"):
-            scale, ef = (int(x) for x in name.split("-")[1:])
-            A = geblas.Matrix.from_scipy(rmat(scale, ef)).to("cuda:0")
-        else:
-            path = pathlib.Path(args.data) / f"{name}.mtx.gz"
-            if not path.exists():
-                print(f"skip {name}: {path} not found")
-                continue
-            A = geblas.read_matrix_market(path, dtype="float32", device="cuda:0")
-        A = geblas.apply(A, "one")  # pattern: unit values (max records its argument for free)
+        A = load_graph(name, args.data)
+        if A is None:
+            continue
         A_torch = A.to_torch()
         r, c, _ = A.tuples()
         rows, cols = torch.from_numpy(r).to(dev), torch.from_numpy(c).to(dev)

@@ -167,6 +167,28 @@ __device__ inline void merge(float& best, int& who, float other, int other_who) 
   }
 }
 
+// A lane's scan state for its V columns, before the first term: no best yet (who < 0),
+// and the unit's first term (head) not seen.
+template <int V>
+__device__ __forceinline__ void start_scan(float (&best)[V], float (&head)[V], int (&who)[V]) {
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    best[v] = 0.0f;
+    head[v] = 0.0f;
+    who[v] = -1;
+  }
+}
+
+// The term t of column k into a column's scan: taken when it is the first term that is
+// not a NaN, or strictly better than the best.
+template <bool Max>
+__device__ __forceinline__ void take_if_better(float t, int k, float& best, int& who) {
+  if ((who < 0 && t == t) || better<Max>(t, best)) {
+    best = t;
+    who = k;
+  }
+}
+
 // S entry slots per warp: a slot is 32 / S lanes, each owning V consecutive columns. At
 // small F (32 / S x V >= F) all 32 lanes then have work, where one entry at a time left
 // 3 lanes in 4 idle at F = 32 (V = 4). A unit is done by the whole warp, the slots taking
@@ -189,12 +211,7 @@ __device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __re
     const bool live = j < n;  // V > 1 only when V divides n: all V columns are live together
     float best[V], head[V];   // head: the unit's first term (slot 0 only)
     int who[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) {
-      best[v] = 0.0f;
-      head[v] = 0.0f;
-      who[v] = -1;
-    }
+    start_scan(best, head, who);
     for (Index tile = begin; tile < end; tile += 32) {
       const int count = end - tile < 32 ? static_cast<int>(end - tile) : 32;
       int my_col = 0;
@@ -221,10 +238,7 @@ __device__ void unit_by_warp(const ArgUnit& unit, int lane, const ColIndex* __re
           for (int v = 0; v < V; ++v) {
             const float t = a[q] * x[q][v];
             if (tile == begin && e0 + q * S + slot == 0) head[v] = t;
-            if ((who[v] < 0 && t == t) || better<Max>(t, best[v])) {
-              best[v] = t;
-              who[v] = k[q];
-            }
+            take_if_better<Max>(t, k[q], best[v], who[v]);
           }
         }
       }
@@ -265,12 +279,7 @@ __device__ void unit_by_slot(const ArgUnit& unit, bool mine, int len_max, int la
   const int len = mine ? static_cast<int>(unit.end - unit.begin) : 0;
   float best[V], head[V];
   int who[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    best[v] = 0.0f;
-    head[v] = 0.0f;
-    who[v] = -1;
-  }
+  start_scan(best, head, who);
   for (int t = 0; t < len_max; t += L) {
     const int count = len - t < L ? len - t : L;  // this slot's entries in the step (<= 0: none)
     int my_col = 0;
@@ -296,10 +305,7 @@ __device__ void unit_by_slot(const ArgUnit& unit, bool mine, int len_max, int la
         for (int v = 0; v < V; ++v) {
           const float term = a[q] * x[q][v];
           if (t == 0 && e0 + q == 0) head[v] = term;
-          if ((who[v] < 0 && term == term) || better<Max>(term, best[v])) {
-            best[v] = term;
-            who[v] = k[q];
-          }
+          take_if_better<Max>(term, k[q], best[v], who[v]);
         }
       }
     }
