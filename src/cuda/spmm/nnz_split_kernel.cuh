@@ -61,7 +61,7 @@ __device__ __forceinline__ void load_staged(const Operands<typename Ops::Stored,
     aa[q] = typename Ops::T(1);
     if (e < limit) {
       if constexpr (Ops::reads_a) aa[q] = sv[e];
-      if (active) load_vec<typename Ops::Stored, V>(op.b_at(sc[e], j), b[q]);
+      if (active) load_vec<typename Ops::Stored, V>(op.b_entry(sc[e], j), b[q]);
     }
   }
 }

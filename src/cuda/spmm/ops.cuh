@@ -203,8 +203,23 @@ void with_vector_ops(const SpmmProblem& p, Launch&& launch) {
 
 template <class T, bool RowMajor>
 Operands<T, RowMajor> operands(const SpmmProblem& p) {
-  return {p.m, p.n, p.row_offsets, p.col_indices, static_cast<const T*>(p.values), static_cast<const T*>(p.B),
-          static_cast<T*>(p.C), p.b_row_stride, p.b_col_stride, p.c_row_stride, p.c_col_stride, p.accumulate};
+  const auto row_bytes = static_cast<std::uint64_t>(p.b_row_stride) * sizeof(T);
+  if (row_bytes > 0xffffffffu)
+    throw InvalidValue("CUDA mxm: B's row stride of " + std::to_string(row_bytes) +
+                       " bytes is above 4 GiB, which the sparse x dense kernels address with 32-bit offsets");
+  return {p.m,
+          p.n,
+          p.row_offsets,
+          p.col_indices,
+          static_cast<const T*>(p.values),
+          static_cast<const T*>(p.B),
+          static_cast<T*>(p.C),
+          p.b_row_stride,
+          p.b_col_stride,
+          p.c_row_stride,
+          p.c_col_stride,
+          p.accumulate,
+          static_cast<unsigned>(row_bytes)};
 }
 
 // Whether 16-byte vectors of T fit the problem: N, the strides and both base pointers
@@ -212,9 +227,8 @@ Operands<T, RowMajor> operands(const SpmmProblem& p) {
 inline bool vector_aligned(const SpmmProblem& p, int v) {
   if (v <= 1) return true;
   const std::size_t bytes = static_cast<std::size_t>(v) * p.value_bytes();
-  return p.b_row_major() && p.c_row_major() && p.n % v == 0 && p.b_row_stride % v == 0 &&
-         p.c_row_stride % v == 0 && reinterpret_cast<std::uintptr_t>(p.B) % bytes == 0 &&
-         reinterpret_cast<std::uintptr_t>(p.C) % bytes == 0;
+  return p.b_row_major() && p.c_row_major() && p.n % v == 0 && p.b_row_stride % v == 0 && p.c_row_stride % v == 0 &&
+         reinterpret_cast<std::uintptr_t>(p.B) % bytes == 0 && reinterpret_cast<std::uintptr_t>(p.C) % bytes == 0;
 }
 
 // The vector width (in values) a 16-byte load holds for the problem's (stored) type.
