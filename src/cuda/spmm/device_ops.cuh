@@ -23,13 +23,16 @@ struct Operands {
   unsigned b_row_bytes;  // bs in bytes, below 4 GiB (operands() checks)
 
   __device__ __forceinline__ const T* b_at(Index k, Index j) const { return B + k * bs + (RowMajor ? j : j * bc); }
-  // b_at(k, j) for an entry's column k, in the kernels' inner loops: the lane's column
+  // b_at(k, j) for an entry's column k, in nnz_split's inner loop: the lane's column
   // offset does not depend on the entry (the compiler keeps it out of the loop), and k
-  // rows of b_row_bytes are one 32 x 32 -> 64-bit multiply (IMAD.WIDE.U32), where k * bs
-  // in 64 bits took a 64-bit multiply, a shift and two adds per entry. Written in PTX:
-  // the C++ form of the widening product became a 64-bit multiply again once the compiler
-  // had hoisted the widened stride. row_pieces' kernels are 11-17% shorter with it (sm_90
-  // code size) and unroll as before (the same count of loads of B).
+  // rows of b_row_bytes are one 32 x 32 -> 64-bit multiply, where k * bs in 64 bits took
+  // a 64-bit multiply, a shift and two adds per entry. Written in PTX: the C++ form of the
+  // widening product became a 64-bit multiply again once the compiler had hoisted the
+  // widened stride. H200, 2026-11-28 (docs/notes/runs/2026-11-28-h200-night-spmm-address.md):
+  // nnz_split 4-7% faster at N = 128 and 512 (ego-Twitter, email-Enron, soc-Slashdot0902,
+  // R-MAT 20); in team_row (row_split, row_pieces, row_group) it made the code 11-17%
+  // shorter but row_pieces 11% slower at N = 32 (geomean of 12 graphs), so team_row and
+  // merge_path (whose loop unrolled half as far with it) keep b_at.
   __device__ __forceinline__ const T* b_entry(ColIndex k, Index j) const {
     const char* column = reinterpret_cast<const char*>(B + (RowMajor ? j : j * bc));
     unsigned long long offset;

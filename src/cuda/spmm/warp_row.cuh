@@ -114,7 +114,7 @@ __device__ __forceinline__ void team_row(const Operands<typename Ops::Stored, Ro
         ok[u] = e < count && active;
         const ColIndex cc = __shfl_sync(mask, c, e & (team - 1), team);
         aa[u] = shfl(mask, a, e & (team - 1), team);
-        if (ok[u]) load_vec<Stored, V>(op.b_entry(cc, j), b[u]);
+        if (ok[u]) load_vec<Stored, V>(op.b_at(cc, j), b[u]);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u)
