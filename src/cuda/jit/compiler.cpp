@@ -72,6 +72,9 @@ constexpr JitVariant kVariants[] = {
     {"row_group", Family::row_group, true},
     {"row_pieces", Family::row_pieces, true},
     {"row_pieces_long", Family::row_pieces, true},
+    // run-time semirings take row_pieces_wide's rule: two vectors per lane for the built-in
+    // fast semirings only, so one vector here, as row_pieces
+    {"row_pieces_wide", Family::row_pieces, true},
     {"nnz_split", Family::nnz_split, true},
     {"nnz_split_fused", Family::nnz_split, true},
     {"nnz_split_long", Family::nnz_split, true},

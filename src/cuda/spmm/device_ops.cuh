@@ -132,6 +132,11 @@ __device__ __forceinline__ void load_vec(const T* p, T (&out)[V]) {
   } else if constexpr (V * sizeof(T) == 8) {
     const int2 x = __ldg(reinterpret_cast<const int2*>(p));
     std::memcpy(out, &x, 8);
+  } else if constexpr (V * sizeof(T) == 32) {
+    // two 16-byte loads (row_pieces_wide: 8 float columns per lane)
+    const int4 x = __ldg(reinterpret_cast<const int4*>(p)), y = __ldg(reinterpret_cast<const int4*>(p) + 1);
+    std::memcpy(out, &x, 16);
+    std::memcpy(reinterpret_cast<char*>(out) + 16, &y, 16);
   } else {
 #pragma unroll
     for (int v = 0; v < V; ++v) out[v] = p[v];

@@ -76,6 +76,7 @@ const SpmmVariant& nnz_split_line_long_variant();
 const SpmmVariant& nnz_split_rows_long_variant();
 const SpmmVariant& nnz_split_long_waves_variant();
 const SpmmVariant& row_pieces_long_variant();
+const SpmmVariant& row_pieces_wide_variant();
 
 // The TF32 tensor-core variants (tc_window_variant.cpp). They are not exact in fp32, so
 // they are listed apart (tf32_variants) from the variants every exact test enumerates;

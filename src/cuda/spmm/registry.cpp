@@ -27,6 +27,7 @@ std::span<const SpmmVariant* const> variants() {
       &nnz_split_rows_long_variant(),
       &nnz_split_long_waves_variant(),
       &row_pieces_long_variant(),
+      &row_pieces_wide_variant(),
   };
   return all;
 }

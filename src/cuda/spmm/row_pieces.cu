@@ -173,8 +173,15 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
   });
 }
 
-Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces) {
-  const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
+int row_pieces_vector(const SpmmProblem& p, bool wide) {
+  const int full = full_vector(p);
+  if (p.type == TypeId::boolean || !vector_aligned(p, full)) return 1;
+  const bool fast = p.semiring == SemiringId::plus_times || p.semiring == SemiringId::max_times ||
+                    p.semiring == SemiringId::min_plus;
+  return wide && p.type == TypeId::float32 && fast && p.n % (2 * full) == 0 ? 2 * full : full;
+}
+
+Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces, int v) {
   const int slots = 32 / tile_lanes(p.n, v);
   const Index steps = static_cast<Index>(RowPiecesPolicy::steps_per_piece) * slots * RowPiecesPolicy::unroll;
   return long_pieces && steps < RowPiecesPolicy::min_long_piece ? Index{RowPiecesPolicy::min_long_piece} : steps;
@@ -204,18 +211,35 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <bool Long>
+template <class Ops>
+constexpr bool is_static_ops = false;
+template <class S, class Stored>
+constexpr bool is_static_ops<StaticOps<S, Stored>> = true;
+
+template <bool Long, bool Wide>
 std::size_t workspace_bytes(const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long));
+  const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long, row_pieces_vector(p, Wide)));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
-// The piece length is a property of the work list only: both variants run the same kernels.
-template <bool Long>
+// The piece length is a property of the work list only: the variants run the same kernels,
+// row_pieces_wide with two 16-byte vectors per lane where row_pieces_vector allows it.
+template <bool Long, bool Wide>
 void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  const Index piece = row_pieces_piece_length(p, Long);
+  const int v = row_pieces_vector(p, Wide);
+  const Index piece = row_pieces_piece_length(p, Long, v);
+  if (Wide && v == 2 * full_vector(p)) {
+    // float32, a built-in semiring, row-major and aligned: with_ops gives StaticOps
+    with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
+      if constexpr (RowMajor && is_static_ops<Ops> && std::is_same_v<typename Ops::Stored, float>)
+        launch<Ops, 8, true>(p, ops, piece, workspace, stream);
+      else
+        throw Error(Info::panic, "row_pieces_wide: no wide kernel for this problem");
+    });
+    return;
+  }
   with_vector_ops<Takes16::all>(
       p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, piece, workspace, stream); });
 }
@@ -225,13 +249,21 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 const SpmmVariant& row_pieces_variant() {
   static const SpmmVariant v{
       "row_pieces", "a warp per row; rows of 2-8 pieces added in one block, longer ones folded by a second kernel",
-      can_implement, workspace_bytes<false>, run<false>};
+      can_implement, workspace_bytes<false, false>, run<false, false>};
   return v;
 }
 
 const SpmmVariant& row_pieces_long_variant() {
   static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 128 entries (fewer pieces to fold)",
-                             can_implement, workspace_bytes<true>, run<true>};
+                             can_implement, workspace_bytes<true, false>, run<true, false>};
+  return v;
+}
+
+const SpmmVariant& row_pieces_wide_variant() {
+  static const SpmmVariant v{"row_pieces_wide",
+                             "row_pieces with 8 float columns per lane (two 16-byte loads): twice the entry slots of a "
+                             "warp at the same N, where N is a multiple of 8 (else row_pieces)",
+                             can_implement, workspace_bytes<false, true>, run<false, true>};
   return v;
 }
 

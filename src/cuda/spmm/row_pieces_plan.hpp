@@ -17,8 +17,12 @@ struct PiecesPlan {
 };
 
 std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index piece);
-// P for the problem: pieces take a fixed number of a warp's steps (RowPiecesPolicy);
-// long_pieces: row_pieces_long's floor of min_long_piece entries.
-Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces);
+// P for the problem at V = v values per lane: pieces take a fixed number of a warp's
+// steps (RowPiecesPolicy); long_pieces: row_pieces_long's floor of min_long_piece entries.
+Index row_pieces_piece_length(const SpmmProblem& p, bool long_pieces, int v);
+// V, the values per lane, of a launch for p: a 16-byte vector where B and C allow it
+// (else 1); with `wide`, two of them for float32 on plus_times, max_times and min_plus
+// where N is a multiple of 8 (row_pieces_wide).
+int row_pieces_vector(const SpmmProblem& p, bool wide);
 
 }  // namespace geblas::detail::cuda::spmm
