@@ -199,7 +199,8 @@ void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cu
     }
     return;
   }
-  const auto plan = sp::row_pieces_plan(*p.matrix, sp::row_pieces_piece_length(p, set.variant == "row_pieces_long", set.vector));
+  const auto plan =
+      sp::row_pieces_plan(*p.matrix, sp::row_pieces_piece_length(p, set.variant == "row_pieces_long", set.vector));
   const sp::Workspace ws = sp::workspace_for(
       *p.matrix, static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * sizeof(T));
   T* partial = static_cast<T*>(ws.data);

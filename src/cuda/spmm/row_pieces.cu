@@ -176,8 +176,8 @@ std::shared_ptr<const PiecesPlan> row_pieces_plan(const SparseStorage& A, Index 
 int row_pieces_vector(const SpmmProblem& p, bool wide) {
   const int full = full_vector(p);
   if (p.type == TypeId::boolean || !vector_aligned(p, full)) return 1;
-  const bool fast = p.semiring == SemiringId::plus_times || p.semiring == SemiringId::max_times ||
-                    p.semiring == SemiringId::min_plus;
+  const bool fast =
+      p.semiring == SemiringId::plus_times || p.semiring == SemiringId::max_times || p.semiring == SemiringId::min_plus;
   return wide && p.type == TypeId::float32 && fast && p.n % (2 * full) == 0 ? 2 * full : full;
 }
 
@@ -235,8 +235,7 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
     with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
       if constexpr (RowMajor && is_static_ops<Ops> && std::is_same_v<typename Ops::Stored, float>)
         launch<Ops, 8, true>(p, ops, piece, workspace, stream);
-      else
-        throw Error(Info::panic, "row_pieces_wide: no wide kernel for this problem");
+      else throw Error(Info::panic, "row_pieces_wide: no wide kernel for this problem");
     });
     return;
   }
