@@ -373,9 +373,9 @@ namespace {
 
 // The variants that compute 16-bit values; every other one must refuse them, naming the type.
 const std::set<std::string> variants_16bit = {
-    "row_split",           "row_pieces",           "row_group",      "nnz_split",
-    "nnz_split_fused",     "nnz_split_long",       "nnz_split_line", "nnz_split_line_long",
-    "nnz_split_rows_long", "nnz_split_long_waves", "row_pieces_long"};
+    "row_split",           "row_pieces",           "row_group",       "nnz_split",
+    "nnz_split_fused",     "nnz_split_long",       "nnz_split_line",  "nnz_split_line_long",
+    "nnz_split_rows_long", "nnz_split_long_waves", "row_pieces_long", "row_pieces_wide"};
 
 template <class H>
 constexpr double unit_roundoff = std::is_same_v<H, half> ? 0x1p-11 : 0x1p-8;

@@ -67,6 +67,14 @@ struct DispatchPolicy {
   //   took nnz_split_rows_long before (same run). row_pieces_long (pieces of 128 entries)
   //   was within 5% of the better of the two everywhere but never the best by more, so no
   //   rule picks it.
+  // - where those rules give row_pieces at N in (small_n2, large_n] and A has at least
+  //   wide_rows_per_sm rows per SM: row_pieces_wide, whose lanes take 8 float columns, so
+  //   that a warp holds twice the entry slots (H200, 2026-11-29, docs/notes/runs/
+  //   2026-11-29-h200-row-pieces-wide.md: at N = 128 as-caida 1.10x row_pieces, astro-ph
+  //   1.09x, ca-AstroPh-lcc 1.08x, cit-HepPh 1.06x, musae-facebook 1.06x, email-Enron
+  //   1.04x, musae-crocodile 1.02x (11.6k rows, 88 per SM); with fewer rows it has too few
+  //   warps: wiki-Vote 0.90x (7.1k rows, 54 per SM), musae-squirrel 0.93x, facebook 0.82x;
+  //   at N <= 64 it lost on 10 of 12 graphs, at N = 512 it was 0.91-1.04x).
   // - longest row in (short_row, long_row]: nnz_split_fused for a mean row below
   //   sparse_mean_row (p2p-Gnutella31, 74% empty rows), else row_split (bcsstk16).
   static constexpr Index nnz_split_min_entries = 100000;
@@ -78,6 +86,7 @@ struct DispatchPolicy {
   static constexpr Index many_rows = 20000;
   static constexpr Index waves_min_entries = 300000;
   static constexpr double sparse_mean_row = 8;
+  static constexpr Index wide_rows_per_sm = 80;
 };
 
 }  // namespace
@@ -111,6 +120,22 @@ const SpmmVariant& small_graph_rules(const SpmmProblem& p, const RowStats& s, co
   return row_split_variant();
 }
 
+namespace {
+
+// row_pieces where the rules above pick it from 100k entries on, or its wide form
+const SpmmVariant& pieces_variant(const SpmmProblem& p, const RowStats& s, const GpuTraits& g, const char*& why,
+                                  const char* plain_why) {
+  using P = DispatchPolicy;
+  if (p.n > P::small_n2 && p.n <= P::large_n && s.nrows >= P::wide_rows_per_sm * static_cast<Index>(g.sm_count)) {
+    why = "long rows, N in (64, 128], rows to fill the GPU: cut into pieces, 8 columns per lane";
+    return row_pieces_wide_variant();
+  }
+  why = plain_why;
+  return row_pieces_variant();
+}
+
+}  // namespace
+
 const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const GpuTraits& g, const char*& why) {
   using P = DispatchPolicy;
   if (s.nvals < P::nnz_split_min_entries) return small_graph_rules(p, s, why);
@@ -139,8 +164,7 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
     if (s.nrows >= P::many_rows) {
       if (p.n <= P::large_n &&
           (s.nvals < P::waves_min_entries || (s.nvals < P::huge_nnz && s.mean_row >= P::walk_rows_mean))) {
-        why = "long rows, many rows, N <= 128: cut into pieces";
-        return row_pieces_variant();
+        return pieces_variant(p, s, g, why, "long rows, many rows, N <= 128: cut into pieces");
       }
       if (p.n >= P::large_n && s.mean_row >= P::walk_rows_mean) {
         why = "long rows, many rows, large N: equal entries per warp, walked row by row";
@@ -149,8 +173,7 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       why = "long rows, many rows: equal entries per warp, long units";
       return nnz_split_long_variant();
     }
-    why = "long rows, few rows: cut into pieces";
-    return row_pieces_variant();
+    return pieces_variant(p, s, g, why, "long rows, few rows: cut into pieces");
   }
   if (s.mean_row < P::sparse_mean_row) {
     why = "sparse rows: equal entries per warp";
