@@ -61,14 +61,25 @@ struct DispatchPolicy {
   //   walk_rows_mean (ego-Twitter 0.97-0.99x against 0.88-0.91x with nnz_split_long,
   //   cit-HepPh at N >= 256 1.15x against 1.10x with row_pieces), else nnz_split_long
   //   (email-Enron and soc-Slashdot0902: mean rows 10 and 12, 948k entries).
-  // - a longest row > long_row, fewer rows: row_pieces at every N. With its rows taken
+  // - a longest row > long_row, fewer rows: row_pieces (or its forms below) at every N. With its rows taken
   //   longest first it is also ahead at N = 512 on astro-ph (16.7k rows, 1.14x against
   //   1.09x with nnz_split_rows_long) and ca-AstroPh (17.9k, 1.08x against 1.00x), which
-  //   took nnz_split_rows_long before (same run). row_pieces_long (pieces of 128 entries)
-  //   was within 5% of the better of the two everywhere but never the best by more, so no
-  //   rule picks it.
-  // - where those rules give row_pieces at N in (small_n2, large_n] and A has at least
-  //   wide_rows_per_sm rows per SM: row_pieces_wide, whose lanes take 8 float columns, so
+  //   took nnz_split_rows_long before (same run).
+  // - where those rules give row_pieces at N > small_n2 and A has at least
+  //   long_entries_per_sm entries per SM (mid_ for N <= large_n, large_ above):
+  //   row_pieces_long, whose pieces of at least 128 entries leave a hub row a quarter of
+  //   the partial rows to fold (H200, 2026-11-29, docs/notes/runs/
+  //   2026-11-29-h200-row-pieces-wide.md, call 4, six variants forced at N = 96..512, two
+  //   rounds): at N = 256 / 512 1.06-1.22x row_pieces on the four graphs of fewer rows
+  //   with 242k-397k entries (musae-squirrel N = 512 0.92x -> 1.13x the best cuSPARSE,
+  //   musae-crocodile 0.95x -> 1.03x), and behind it with fewer entries: facebook_combined
+  //   (176k) 0.94x at N = 256 (1.03x at 512), wiki-Vote (104k) 0.83x / 0.96x, where longer
+  //   pieces leave too few warps; at N = 96 / 128 the best or within 5% of it on the
+  //   graphs of 341k-421k entries (ca-AstroPh-lcc N = 128 1.12x row_pieces_wide,
+  //   musae-facebook 1.13x) and 14-48% slower than row_pieces_wide on those of 107k-242k. Before 2026-11-29
+  //   row_pieces_long was within 5% of row_pieces and never the best by more (H100, 2026-11-26, N = 128 and 512 only).
+  // - otherwise, where those rules give row_pieces at N in (small_n2, large_n] and A has at
+  //   least wide_rows_per_sm rows per SM: row_pieces_wide, whose lanes take 8 float columns, so
   //   that a warp holds twice the entry slots (H200, 2026-11-29, docs/notes/runs/
   //   2026-11-29-h200-row-pieces-wide.md: at N = 128 as-caida 1.10x row_pieces, astro-ph
   //   1.09x, ca-AstroPh-lcc 1.08x, cit-HepPh 1.06x, musae-facebook 1.06x, email-Enron
@@ -87,6 +98,8 @@ struct DispatchPolicy {
   static constexpr Index waves_min_entries = 300000;
   static constexpr double sparse_mean_row = 8;
   static constexpr Index wide_rows_per_sm = 80;
+  static constexpr Index mid_long_entries_per_sm = 2300;    // 303.6k on 132 SMs
+  static constexpr Index large_long_entries_per_sm = 1500;  // 198k on 132 SMs
 };
 
 }  // namespace
@@ -122,11 +135,17 @@ const SpmmVariant& small_graph_rules(const SpmmProblem& p, const RowStats& s, co
 
 namespace {
 
-// row_pieces where the rules above pick it from 100k entries on, or its wide form
+// row_pieces where the rules above pick it from 100k entries on, or its long or wide form
 const SpmmVariant& pieces_variant(const SpmmProblem& p, const RowStats& s, const GpuTraits& g, const char*& why,
                                   const char* plain_why) {
   using P = DispatchPolicy;
-  if (p.n > P::small_n2 && p.n <= P::large_n && s.nrows >= P::wide_rows_per_sm * static_cast<Index>(g.sm_count)) {
+  const Index sms = g.sm_count;
+  const Index long_entries = (p.n <= P::large_n ? P::mid_long_entries_per_sm : P::large_long_entries_per_sm) * sms;
+  if (p.n > P::small_n2 && s.nvals >= long_entries) {
+    why = "long rows, N > 64, entries to fill the GPU: cut into pieces of at least 128 entries";
+    return row_pieces_long_variant();
+  }
+  if (p.n > P::small_n2 && p.n <= P::large_n && s.nrows >= P::wide_rows_per_sm * sms) {
     why = "long rows, N in (64, 128], rows to fill the GPU: cut into pieces, 8 columns per lane";
     return row_pieces_wide_variant();
   }
