@@ -53,11 +53,23 @@ struct DispatchPolicy {
   //   N = 64 ego-Twitter 0.111 against 0.121 and email-Enron 0.020 against 0.023 with
   //   nnz_split_long.
   // - a longest row > long_row, N in (small_n2, large_n], many_rows rows or more:
-  //   row_pieces below waves_min_entries entries, or below huge_nnz with a mean row >=
-  //   walk_rows_mean (H100, 2026-11-26 16:45 UTC, same note, call 4: at N = 128
-  //   ca-CondMat 1.14x the best cuSPARSE against 1.16x with nnz_split_long, as-caida 1.18x
-  //   against 1.02x, musae-facebook 0.94x against 0.86x, cit-HepPh 1.06x against 0.95x);
-  //   from N = large_n otherwise nnz_split_rows_long where the mean row is >=
+  //   row_pieces (or its forms below) at every size. Until 2026-11-29 only below 300k
+  //   entries, or below 900k with a mean row >= walk_rows_mean (H100, 2026-11-26 16:45 UTC,
+  //   same note, call 4: at N = 128 ca-CondMat 1.14x the best cuSPARSE against 1.16x with
+  //   nnz_split_long, as-caida 1.18x against 1.02x, musae-facebook 0.94x against 0.86x,
+  //   cit-HepPh 1.06x against 0.95x), nnz_split otherwise. With row_pieces_long the larger
+  //   graphs are faster on it too (H200, 2026-11-29, docs/notes/runs/
+  //   2026-11-29-h200-row-pieces-wide.md, calls 4-5, forced variants): at N = 96
+  //   ego-Twitter 160 us against 207 with nnz_split_long, email-Enron 29.4 against 37.3,
+  //   soc-Slashdot0902 82.7 against 88.0 (nnz_split_line_long 76.3); at N = 128
+  //   ego-Twitter 179 against 186 with nnz_split_rows_long, email-Enron 34.8 against 38.5,
+  //   soc-Slashdot0902 91.2 against 89.1 with nnz_split_long (2% behind). Checked as the
+  //   dispatcher at N = 80, 96, 112, 128 on the 7 graphs of 20k rows or more and R-MAT 16
+  //   (H200, 2026-11-29 04:20 UTC, docs/notes/runs/2026-11-29-h200-mid-n.md): within 3.4%
+  //   of the best of six forced variants in 31 of 32 cases (geomean 1.011 / 1.016 / 1.000 /
+  //   1.001), soc-Slashdot0902 N = 96 7.7% behind nnz_split_line_long, where the last
+  //   rule's pick was 17% behind.
+  // - above large_n, many rows: nnz_split_rows_long where the mean row is >=
   //   walk_rows_mean (ego-Twitter 0.97-0.99x against 0.88-0.91x with nnz_split_long,
   //   cit-HepPh at N >= 256 1.15x against 1.10x with row_pieces), else nnz_split_long
   //   (email-Enron and soc-Slashdot0902: mean rows 10 and 12, 948k entries).
@@ -92,10 +104,8 @@ struct DispatchPolicy {
   static constexpr double l2_tiles = 2;
   static constexpr Index small_n2 = 64;
   static constexpr Index large_n = 128;
-  static constexpr Index huge_nnz = 900000;
   static constexpr double walk_rows_mean = 12;
   static constexpr Index many_rows = 20000;
-  static constexpr Index waves_min_entries = 300000;
   static constexpr double sparse_mean_row = 8;
   static constexpr Index wide_rows_per_sm = 80;
   static constexpr Index mid_long_entries_per_sm = 2300;    // 303.6k on 132 SMs
@@ -181,10 +191,7 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
       return row_pieces_variant();
     }
     if (s.nrows >= P::many_rows) {
-      if (p.n <= P::large_n &&
-          (s.nvals < P::waves_min_entries || (s.nvals < P::huge_nnz && s.mean_row >= P::walk_rows_mean))) {
-        return pieces_variant(p, s, g, why, "long rows, many rows, N <= 128: cut into pieces");
-      }
+      if (p.n <= P::large_n) return pieces_variant(p, s, g, why, "long rows, many rows, N <= 128: cut into pieces");
       if (p.n >= P::large_n && s.mean_row >= P::walk_rows_mean) {
         why = "long rows, many rows, large N: equal entries per warp, walked row by row";
         return nnz_split_rows_long_variant();
