@@ -40,6 +40,13 @@ struct DispatchPolicy {
   //   R-MAT 20 1.35 / 5.34 ms at N = 128 / 512 against 1.57 / 6.29 with nnz_split_line_long,
   //   R-MAT 22 6.13 / 24.5 against 6.74 / 27.2, i.e. 1.04-1.14x the best cuSPARSE against
   //   0.89-1.03x); the uniform graph (longest row about 40) stays on nnz_split_line_long.
+  //   Where a row of B is not a whole number of line_bytes (N = 80, 112 in fp32), the
+  //   last column tile of nnz_split_line_long is half empty and costs a full one:
+  //   nnz_split_rows_long instead (H200, 2026-11-29 04:20 UTC, docs/notes/runs/
+  //   2026-11-29-h200-mid-n.md, every variant forced: N = 112 R-MAT 20 1.30 ms against
+  //   1.56, uniform 1.77 against 2.07; N = 80 uniform 1.37 against 1.51, R-MAT 20 and 22
+  //   equal; at N = 96, three whole lines, nnz_split_line_long stays ahead: R-MAT 22 4.88
+  //   against 5.32).
   // - a longest row > long_row, N <= small_n2: row_pieces, whose shortest rows take one
   //   entry slot each at these N (row_pieces_kernel.cuh, slot_row_max). Before that,
   //   nnz_split_long_waves / nnz_split_fused / row_pieces by size and mean row (H200,
@@ -102,6 +109,7 @@ struct DispatchPolicy {
   //   sparse_mean_row (p2p-Gnutella31, 74% empty rows), else row_split (bcsstk16).
   static constexpr Index nnz_split_min_entries = 100000;
   static constexpr double l2_tiles = 2;
+  static constexpr Index line_bytes = 128;  // nnz_split_line_long's column tile
   static constexpr Index small_n2 = 64;
   static constexpr Index large_n = 128;
   static constexpr double walk_rows_mean = 12;
@@ -180,6 +188,10 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
     }
     if (p.n >= P::large_n && s.max_row > P::long_row && s.mean_row >= P::walk_rows_mean) {
       why = "B beyond L2, long rows, large N: equal entries per warp, walked row by row";
+      return nnz_split_rows_long_variant();
+    }
+    if (static_cast<Index>(p.value_bytes()) * p.n % P::line_bytes != 0) {
+      why = "B beyond L2, rows of B not whole 128-byte lines: equal entries per warp, walked row by row";
       return nnz_split_rows_long_variant();
     }
     why = "B beyond L2: equal entries per warp, 128-byte column tiles";
