@@ -42,7 +42,7 @@ struct DispatchPolicy {
   //   0.89-1.03x); the uniform graph (longest row about 40) stays on nnz_split_line_long.
   //   Where a row of B is not a whole number of line_bytes (N = 80, 112 in fp32), the
   //   last column tile of nnz_split_line_long is half empty and costs a full one:
-  //   nnz_split_rows_long instead (H200, 2026-11-29 04:20 UTC, docs/notes/runs/
+  //   nnz_split_rows_long instead (H200, 2026-11-29 04:06 UTC, docs/notes/runs/
   //   2026-11-29-h200-mid-n.md, every variant forced: N = 112 R-MAT 20 1.30 ms against
   //   1.56, uniform 1.77 against 2.07; N = 80 uniform 1.37 against 1.51, R-MAT 20 and 22
   //   equal; at N = 96, three whole lines, nnz_split_line_long stays ahead: R-MAT 22 4.88
@@ -72,7 +72,7 @@ struct DispatchPolicy {
   //   ego-Twitter 179 against 186 with nnz_split_rows_long, email-Enron 34.8 against 38.5,
   //   soc-Slashdot0902 91.2 against 89.1 with nnz_split_long (2% behind). Checked as the
   //   dispatcher at N = 80, 96, 112, 128 on the 7 graphs of 20k rows or more and R-MAT 16
-  //   (H200, 2026-11-29 04:20 UTC, docs/notes/runs/2026-11-29-h200-mid-n.md): within 3.4%
+  //   (H200, 2026-11-29 04:06 UTC, docs/notes/runs/2026-11-29-h200-mid-n.md): within 3.4%
   //   of the best of six forced variants in 31 of 32 cases (geomean 1.011 / 1.016 / 1.000 /
   //   1.001), soc-Slashdot0902 N = 96 7.7% behind nnz_split_line_long, where the last
   //   rule's pick was 17% behind.
