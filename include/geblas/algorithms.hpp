@@ -6,6 +6,7 @@
 #include "geblas/algorithms/common.hpp"
 #include "geblas/algorithms/connected_components.hpp"
 #include "geblas/algorithms/gnn.hpp"
+#include "geblas/algorithms/locality_order.hpp"
 #include "geblas/algorithms/pagerank.hpp"
 #include "geblas/algorithms/sssp.hpp"
 #include "geblas/algorithms/triangle_count.hpp"
