@@ -40,9 +40,11 @@
 // usage: bench_cpu_spmm [--graphs random,ego-Twitter-undirected,...] [--n 16,64,256]
 //                       [--semirings plus_times,max_times,min_plus] [--runs 5]
 //                       [--eigen 0] [--processes K] [--type float|double] [--warmup-s 3]
-//                       [--reorder 0|1|both]
+//                       [--reorder 0|1|both|scrambled]
 // --reorder renames each graph's vertices by algo::locality_order (reverse Cuthill-McKee)
-// first; "both" times the graph as read and then renamed, in the same process.
+// first; "both" times the graph as read and then renamed, in the same process;
+// "scrambled" times it as read, with its ids permuted at random (no locality left in
+// them), and that renamed by the order.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,6 +56,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -154,6 +157,37 @@ bool load_graph(const std::string& name, Csr& g) {
 // g with its vertices renamed by algo::locality_order (row i of the result is row
 // order[i] of g, column j its column order[j]), for --reorder; prints what the order cost
 // and the band before and after. Square graphs only (the others are returned as they are).
+// g with its vertex ids permuted at random (seeded): a graph whose ids carry no locality,
+// as hashed or arrival-order ids give, for --reorder scrambled.
+Csr scrambled(const Csr& g) {
+  if (g.nrows != g.ncols) return g;
+  std::vector<geblas::Index> perm(static_cast<std::size_t>(g.nrows));
+  std::iota(perm.begin(), perm.end(), geblas::Index{0});
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(2026));
+  std::vector<geblas::Index> inverse(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) inverse[static_cast<std::size_t>(perm[i])] = static_cast<geblas::Index>(i);
+  Csr r;
+  r.name = g.name + "+scrambled";
+  r.nrows = g.nrows;
+  r.ncols = g.ncols;
+  r.offsets.assign(1, 0);
+  std::vector<std::pair<geblas::ColIndex, float>> row;
+  for (geblas::Index i = 0; i < g.nrows; ++i) {  // new row i is old row inverse[i]
+    const auto old = inverse[static_cast<std::size_t>(i)];
+    row.clear();
+    for (auto e = g.offsets[static_cast<std::size_t>(old)]; e < g.offsets[static_cast<std::size_t>(old) + 1]; ++e)
+      row.emplace_back(static_cast<geblas::ColIndex>(perm[static_cast<std::size_t>(g.cols[static_cast<std::size_t>(e)])]),
+                       g.vals[static_cast<std::size_t>(e)]);
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, v] : row) {
+      r.cols.push_back(c);
+      r.vals.push_back(v);
+    }
+    r.offsets.push_back(static_cast<geblas::Index>(r.cols.size()));
+  }
+  return r;
+}
+
 Csr reordered(const Csr& g) {
   if (g.nrows != g.ncols) {
     std::printf("# %s: not square, not reordered\n", g.name.c_str());
@@ -731,7 +765,9 @@ int main(int argc, char** argv) {
   int processes = 0;
   double warmup_s = 3;  // --warmup-s: every thread busy this long before the first timing (warm_up)
   std::string type = "float";
-  std::string reorder = "0";  // --reorder 1: each graph renamed by algo::locality_order; both: as read, then renamed
+  // --reorder 1: each graph renamed by algo::locality_order; both: as read, then renamed;
+  // scrambled: as read, with its ids permuted at random, then that renamed
+  std::string reorder = "0";
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a], value = argv[a + 1];
     if (key == "--graphs") graphs = split(value);
@@ -749,8 +785,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (reorder != "0" && reorder != "1" && reorder != "both") {
-    std::fprintf(stderr, "--reorder is 0, 1 or both, not %s\n", reorder.c_str());
+  if (reorder != "0" && reorder != "1" && reorder != "both" && reorder != "scrambled") {
+    std::fprintf(stderr, "--reorder is 0, 1, both or scrambled, not %s\n", reorder.c_str());
     return 2;
   }
   if (type != "float" && type != "double") {
@@ -791,7 +827,11 @@ int main(int argc, char** argv) {
     else if (!load_graph(gname, g)) continue;
     std::vector<Csr> versions;
     if (reorder != "1") versions.push_back(g);
-    if (reorder != "0") versions.push_back(reordered(g));
+    if (reorder == "1" || reorder == "both") versions.push_back(reordered(g));
+    if (reorder == "scrambled") {
+      versions.push_back(scrambled(g));
+      versions.push_back(reordered(versions.back()));
+    }
     for (const Csr& v : versions) {
       const auto nnz = static_cast<geblas::Index>(v.cols.size());
       std::printf("# %s: %lld x %lld, %lld entries\n", v.name.c_str(), (long long)v.nrows, (long long)v.ncols,
