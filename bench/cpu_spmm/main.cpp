@@ -165,7 +165,8 @@ Csr scrambled(const Csr& g) {
   std::iota(perm.begin(), perm.end(), geblas::Index{0});
   std::shuffle(perm.begin(), perm.end(), std::mt19937_64(2026));
   std::vector<geblas::Index> inverse(perm.size());
-  for (std::size_t i = 0; i < perm.size(); ++i) inverse[static_cast<std::size_t>(perm[i])] = static_cast<geblas::Index>(i);
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<std::size_t>(perm[i])] = static_cast<geblas::Index>(i);
   Csr r;
   r.name = g.name + "+scrambled";
   r.nrows = g.nrows;
@@ -176,8 +177,9 @@ Csr scrambled(const Csr& g) {
     const auto old = inverse[static_cast<std::size_t>(i)];
     row.clear();
     for (auto e = g.offsets[static_cast<std::size_t>(old)]; e < g.offsets[static_cast<std::size_t>(old) + 1]; ++e)
-      row.emplace_back(static_cast<geblas::ColIndex>(perm[static_cast<std::size_t>(g.cols[static_cast<std::size_t>(e)])]),
-                       g.vals[static_cast<std::size_t>(e)]);
+      row.emplace_back(
+          static_cast<geblas::ColIndex>(perm[static_cast<std::size_t>(g.cols[static_cast<std::size_t>(e)])]),
+          g.vals[static_cast<std::size_t>(e)]);
     std::sort(row.begin(), row.end());
     for (const auto& [c, v] : row) {
       r.cols.push_back(c);
