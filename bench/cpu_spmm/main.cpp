@@ -154,31 +154,33 @@ bool load_graph(const std::string& name, Csr& g) {
   return true;
 }
 
-// g with its vertices renamed by algo::locality_order (row i of the result is row
-// order[i] of g, column j its column order[j]), for --reorder; prints what the order cost
-// and the band before and after. Square graphs only (the others are returned as they are).
-// g with its vertex ids permuted at random (seeded): a graph whose ids carry no locality,
-// as hashed or arrival-order ids give, for --reorder scrambled.
-Csr scrambled(const Csr& g) {
-  if (g.nrows != g.ncols) return g;
-  std::vector<geblas::Index> perm(static_cast<std::size_t>(g.nrows));
-  std::iota(perm.begin(), perm.end(), geblas::Index{0});
-  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(2026));
-  std::vector<geblas::Index> inverse(perm.size());
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    inverse[static_cast<std::size_t>(perm[i])] = static_cast<geblas::Index>(i);
+// The band of g: the largest |i - j| over its entries.
+geblas::Index bandwidth(const Csr& g) {
+  geblas::Index band = 0;
+  for (geblas::Index i = 0; i < g.nrows; ++i)
+    for (auto e = g.offsets[static_cast<std::size_t>(i)]; e < g.offsets[static_cast<std::size_t>(i) + 1]; ++e)
+      band = std::max<geblas::Index>(band, std::abs(i - g.cols[static_cast<std::size_t>(e)]));
+  return band;
+}
+
+// g with vertex order[i] renamed i (row i of the result is row order[i] of g, with its
+// columns renamed alike and sorted), called g.name + suffix. Square graphs only.
+Csr renamed(const Csr& g, const std::vector<geblas::Index>& order, const std::string& suffix) {
+  std::vector<geblas::Index> rank(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    rank[static_cast<std::size_t>(order[i])] = static_cast<geblas::Index>(i);
   Csr r;
-  r.name = g.name + "+scrambled";
+  r.name = g.name + suffix;
   r.nrows = g.nrows;
   r.ncols = g.ncols;
   r.offsets.assign(1, 0);
   std::vector<std::pair<geblas::ColIndex, float>> row;
-  for (geblas::Index i = 0; i < g.nrows; ++i) {  // new row i is old row inverse[i]
-    const auto old = inverse[static_cast<std::size_t>(i)];
+  for (geblas::Index i = 0; i < g.nrows; ++i) {
+    const auto old = order[static_cast<std::size_t>(i)];
     row.clear();
     for (auto e = g.offsets[static_cast<std::size_t>(old)]; e < g.offsets[static_cast<std::size_t>(old) + 1]; ++e)
       row.emplace_back(
-          static_cast<geblas::ColIndex>(perm[static_cast<std::size_t>(g.cols[static_cast<std::size_t>(e)])]),
+          static_cast<geblas::ColIndex>(rank[static_cast<std::size_t>(g.cols[static_cast<std::size_t>(e)])]),
           g.vals[static_cast<std::size_t>(e)]);
     std::sort(row.begin(), row.end());
     for (const auto& [c, v] : row) {
@@ -190,6 +192,18 @@ Csr scrambled(const Csr& g) {
   return r;
 }
 
+// g with its vertex ids permuted at random (seeded): a graph whose ids carry no locality,
+// as hashed or arrival-order ids give, for --reorder scrambled.
+Csr scrambled(const Csr& g) {
+  if (g.nrows != g.ncols) return g;
+  std::vector<geblas::Index> order(static_cast<std::size_t>(g.nrows));
+  std::iota(order.begin(), order.end(), geblas::Index{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(2026));
+  return renamed(g, order, "+scrambled");
+}
+
+// g renamed by algo::locality_order, for --reorder; prints what the order cost and the
+// band before and after. Square graphs only (the others are returned as they are).
 Csr reordered(const Csr& g) {
   if (g.nrows != g.ncols) {
     std::printf("# %s: not square, not reordered\n", g.name.c_str());
@@ -199,35 +213,9 @@ Csr reordered(const Csr& g) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<geblas::Index> order = geblas::algo::locality_order(A);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<geblas::Index> rank(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    rank[static_cast<std::size_t>(order[i])] = static_cast<geblas::Index>(i);
-  Csr r;
-  r.name = g.name + "+rcm";
-  r.nrows = g.nrows;
-  r.ncols = g.ncols;
-  r.offsets.assign(1, 0);
-  std::vector<std::pair<geblas::ColIndex, float>> row;
-  geblas::Index band_before = 0, band_after = 0;
-  for (geblas::Index i = 0; i < g.nrows; ++i) {
-    const auto old = order[static_cast<std::size_t>(i)];
-    row.clear();
-    for (auto e = g.offsets[static_cast<std::size_t>(old)]; e < g.offsets[static_cast<std::size_t>(old) + 1]; ++e) {
-      const auto c = g.cols[static_cast<std::size_t>(e)];
-      band_before = std::max<geblas::Index>(band_before, std::abs(old - c));
-      row.emplace_back(static_cast<geblas::ColIndex>(rank[static_cast<std::size_t>(c)]),
-                       g.vals[static_cast<std::size_t>(e)]);
-    }
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, v] : row) {
-      band_after = std::max<geblas::Index>(band_after, std::abs(i - c));
-      r.cols.push_back(c);
-      r.vals.push_back(v);
-    }
-    r.offsets.push_back(static_cast<geblas::Index>(r.cols.size()));
-  }
+  Csr r = renamed(g, order, "+rcm");
   std::printf("# %s: algo::locality_order took %.3f s; bandwidth %lld -> %lld\n", g.name.c_str(), seconds,
-              static_cast<long long>(band_before), static_cast<long long>(band_after));
+              static_cast<long long>(bandwidth(g)), static_cast<long long>(bandwidth(r)));
   return r;
 }
 
