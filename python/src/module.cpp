@@ -885,6 +885,20 @@ py::object alg_components(PyMatrix& A) {
   });
 }
 
+// order[new] = old, as algo::locality_order; an int64 array on the host (the order is
+// computed there whatever A's device).
+py::object alg_locality_order(PyMatrix& A) {
+  return with_types<GEBLAS_PY_GRAPH_TYPES>(A, "locality_order", [&](const auto& M) -> py::object {
+    std::vector<Index> order = [&] {
+      py::gil_scoped_release nogil;
+      return algo::locality_order(M);
+    }();
+    VectorStorage v = detail::make_dense_vector(static_cast<Index>(order.size()), TypeId::int64, Device::cpu());
+    if (!order.empty()) std::memcpy(v.values.data(), order.data(), order.size() * sizeof(Index));
+    return py::cast(Exported::from_vector(std::move(v)));
+  });
+}
+
 std::int64_t alg_triangles(PyMatrix& A) {
   return with_types<GEBLAS_PY_GRAPH_TYPES>(A, "triangle_count", [&](const auto& M) {
     py::gil_scoped_release nogil;
@@ -1480,6 +1494,7 @@ PYBIND11_MODULE(_geblas, m) {
   m.def("sssp", &alg_sssp, py::arg("A"), py::arg("source"), py::arg("allow_negative") = false);
   m.def("connected_components", &alg_components, py::arg("A"));
   m.def("triangle_count", &alg_triangles, py::arg("A"));
+  m.def("locality_order", &alg_locality_order, py::arg("A"));
   m.def(
       "gcn_normalize",
       [](PyMatrix& A) {

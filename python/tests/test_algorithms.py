@@ -114,6 +114,36 @@ def test_connected_components_and_triangles(rng):
     assert geblas.triangle_count(A) == round(np.trace(T @ T @ T) / 6)
 
 
+def test_locality_order(rng):
+    # a 30 x 30 grid with its ids scrambled: the order finds a band of at most 2 x 30 again
+    k = 30
+    G = sp.lil_array((k * k, k * k))
+    for r in range(k):
+        for c in range(k):
+            v = r * k + c
+            if c + 1 < k:
+                G[v, v + 1] = G[v + 1, v] = 1
+            if r + 1 < k:
+                G[v, v + k] = G[v + k, v] = 1
+    perm = rng.permutation(k * k)
+    S = sp.csr_array(G.tocsr()[perm][:, perm])
+    order = geblas.locality_order(geblas.Matrix.from_scipy(S))
+    assert order.dtype == np.int64
+    np.testing.assert_array_equal(np.sort(order), np.arange(k * k))
+    P = sp.coo_array(S[order][:, order])
+    assert np.abs(P.row - P.col).max() <= 2 * k
+    S0 = sp.coo_array(S)
+    assert np.abs(S0.row - S0.col).max() > 10 * k
+    # the product by the renamed matrix is the product in the new order (integer values: exact)
+    W = sp.csr_array(sp.random(200, 200, density=0.03, format="csr", random_state=rng))
+    W.data = np.floor(W.data * 9) + 1
+    X = np.floor(rng.random((200, 4)) * 9) - 4
+    o = geblas.locality_order(geblas.Matrix.from_scipy(W))
+    np.testing.assert_array_equal((W[o][:, o] @ X[o]), (W @ X)[o])
+    with pytest.raises(geblas.DimensionMismatch):
+        geblas.locality_order(geblas.Matrix.from_scipy(sp.csr_array(np.ones((2, 3)))))
+
+
 @pytest.mark.parametrize("name", ["karate.mtx.gz", "email-Eu-core.mtx.gz", "power.mtx.gz"])
 def test_real_graphs(data_file, name):
     path = data_file(name)
