@@ -196,9 +196,12 @@ Csr renamed(const Csr& g, const std::vector<geblas::Index>& order, const std::st
 // as hashed or arrival-order ids give, for --reorder scrambled.
 Csr scrambled(const Csr& g) {
   if (g.nrows != g.ncols) return g;
-  std::vector<geblas::Index> order(static_cast<std::size_t>(g.nrows));
-  std::iota(order.begin(), order.end(), geblas::Index{0});
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(2026));
+  std::vector<geblas::Index> perm(static_cast<std::size_t>(g.nrows));  // vertex v becomes perm[v]
+  std::iota(perm.begin(), perm.end(), geblas::Index{0});
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(2026));
+  std::vector<geblas::Index> order(perm.size());
+  for (std::size_t v = 0; v < perm.size(); ++v)
+    order[static_cast<std::size_t>(perm[v])] = static_cast<geblas::Index>(v);
   return renamed(g, order, "+scrambled");
 }
 
