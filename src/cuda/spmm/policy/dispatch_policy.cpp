@@ -204,7 +204,7 @@ const SpmmVariant& pick_variant(const SpmmProblem& p, const RowStats& s, const G
     }
     if (s.nrows >= P::many_rows) {
       if (p.n <= P::large_n) return pieces_variant(p, s, g, why, "long rows, many rows, N <= 128: cut into pieces");
-      if (p.n >= P::large_n && s.mean_row >= P::walk_rows_mean) {
+      if (s.mean_row >= P::walk_rows_mean) {  // N > large_n here
         why = "long rows, many rows, large N: equal entries per warp, walked row by row";
         return nnz_split_rows_long_variant();
       }
