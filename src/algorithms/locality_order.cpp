@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "algorithms/checks.hpp"
@@ -27,12 +28,12 @@ struct Adjacency {
   }
 };
 
-Adjacency symmetric_adjacency(Index n, const std::vector<Index>& ro, const std::vector<ColIndex>& ci) {
+Adjacency symmetric_adjacency(Index n, const Index* ro, const ColIndex* ci) {
   Adjacency g;
   g.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
   for (Index i = 0; i < n; ++i)
-    for (Index e = ro[static_cast<std::size_t>(i)]; e < ro[static_cast<std::size_t>(i) + 1]; ++e) {
-      const Index j = ci[static_cast<std::size_t>(e)];
+    for (Index e = ro[i]; e < ro[i + 1]; ++e) {
+      const Index j = ci[e];
       if (j == i) continue;
       ++g.offsets[static_cast<std::size_t>(i) + 1];
       ++g.offsets[static_cast<std::size_t>(j) + 1];
@@ -41,8 +42,8 @@ Adjacency symmetric_adjacency(Index n, const std::vector<Index>& ro, const std::
   g.targets.resize(static_cast<std::size_t>(g.offsets.back()));
   std::vector<Index> fill(g.offsets.begin(), g.offsets.end() - 1);
   for (Index i = 0; i < n; ++i)
-    for (Index e = ro[static_cast<std::size_t>(i)]; e < ro[static_cast<std::size_t>(i) + 1]; ++e) {
-      const Index j = ci[static_cast<std::size_t>(e)];
+    for (Index e = ro[i]; e < ro[i + 1]; ++e) {
+      const Index j = ci[e];
       if (j == i) continue;
       g.targets[static_cast<std::size_t>(fill[static_cast<std::size_t>(i)]++)] = static_cast<Vertex>(j);
       g.targets[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] = static_cast<Vertex>(i);
@@ -88,7 +89,11 @@ template <class T>
 std::vector<Index> reverse_cuthill_mckee(const SparseMatrix<T>& A) {
   detail::require_square("locality_order", A.nrows(), A.ncols());
   const Index n = A.nrows();
-  const Adjacency g = symmetric_adjacency(n, A.row_offsets(), A.col_indices());
+  // A's structure in place, or one copy of it from the GPU
+  std::optional<SparseMatrix<T>> copy;
+  if (!A.device().is_cpu()) copy = A.to(Device::cpu());
+  const SparseMatrix<T>& host = copy ? *copy : A;
+  const Adjacency g = symmetric_adjacency(n, host.row_offsets_data(), host.col_indices_data());
   // Components start from their vertex of least degree; the vertices in that order are
   // scanned once for the next start.
   std::vector<Vertex> by_degree(static_cast<std::size_t>(n));
