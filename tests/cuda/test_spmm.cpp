@@ -124,7 +124,7 @@ void check_case(const std::string& name, Index m, Index k, Index n, Shape shape,
   }
 }
 
-const std::vector<Index> widths = {1, 7, 31, 32, 33, 64, 100, 128, 257, 512};
+const std::vector<Index> widths = {1, 7, 31, 32, 33, 48, 64, 80, 96, 100, 112, 128, 257, 512};
 
 }  // namespace
 
@@ -240,7 +240,7 @@ TEST_CASE("cuda spmm: a reduced set for the sanitizers", "[spmm][gpu][sanitize]"
   // compute-sanitizer's memcheck and racecheck go over.
   const auto variants = variants_and_auto();
   std::uint64_t seed = 12000;
-  for (Index n : {1, 33, 64, 257}) {
+  for (Index n : {1, 33, 64, 112, 257}) {
     ++seed;
     check_case<float>("plus_times", 157, 600, n, Shape::heavy_row, seed, Layout::row_major, Layout::row_major, false, variants);
     check_case<float>("min_plus", 157, 600, n, Shape::empty_rows, seed, Layout::col_major, Layout::row_major, true, variants);
@@ -257,7 +257,7 @@ TEST_CASE("cuda spmm: skewed rows: runs of short rows, empty runs, rows cut into
   // layout (1, 2, 4, 8, 16 and 32 lanes per slot with 16-byte loads, and the scalar path).
   const auto variants = variants_and_auto();
   std::uint64_t seed = 41000;
-  for (Index n : {1, 4, 8, 16, 32, 33, 64, 128, 200}) {
+  for (Index n : {1, 4, 8, 16, 32, 33, 48, 64, 80, 96, 112, 128, 200}) {
     ++seed;
     std::mt19937_64 rng(seed);
     const Index m = 900, k = 700;
