@@ -24,9 +24,11 @@
 // (DistMxmOptions::timings: packing, owned product, transfers, wait, remote product).
 // --project lists rank counts for which the rows each rank would receive are counted on
 // the host (host transport, one product with N = 1, no GPU needed): the input of the
-// extrapolation in docs/DISTRIBUTED.md. --bfs-detail=1 also times one BFS level's product
-// alone (one GPU, distributed, and the latter by phase). A case whose single-GPU operands (A, or B and C
-// of that width) do not fit runs on the GPUs alone (single_ms "oom", unchecked).
+// extrapolation in docs/DISTRIBUTED.md; and, per rank, the share of its rows (and of
+// their entries) whose columns it owns itself with B split like A. --bfs-detail=1 also
+// times one BFS level's product alone (one GPU, distributed, and the latter by phase). A
+// case whose single-GPU operands (A, or B and C of that width) do not fit runs on the
+// GPUs alone (single_ms "oom", unchecked).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -156,6 +158,30 @@ bool check(const dist::DistDenseMatrix<float>& C, const DenseMatrix<float>& R, b
   return bad == 0;
 }
 
+// With B split like A (as the timed runs split it), the rows of each rank whose columns
+// all lie in its own part, and their entries: the work a product could do before any
+// row of B arrives. The rest of the rank's rows need the exchange first, so a product
+// that writes each row of C once (no owned / remote split) can overlap the exchange with
+// this share of the work only.
+void print_owned_rows(const SparseMatrix<float>& H, const dist::Partition& split, const std::string& name) {
+  const Index* ro = H.row_offsets_data();
+  const ColIndex* ci = H.col_indices_data();
+  std::printf("# projection %s p=%d: rows whose columns are all the rank's own (rows, entries), per rank:",
+              name.c_str(), split.parts());
+  for (int r = 0; r < split.parts(); ++r) {
+    const Index b = split.begin(r), e = split.end(r);
+    Index rows = 0, entries = 0;
+    for (Index i = b; i < e; ++i) {
+      bool own = true;
+      for (Index k = ro[i]; k < ro[i + 1] && own; ++k) own = ci[k] >= b && ci[k] < e;
+      if (own) ++rows, entries += ro[i + 1] - ro[i];
+    }
+    const Index all = ro[e] - ro[b];
+    std::printf(" %.3f / %.3f", e > b ? double(rows) / double(e - b) : 0.0, all ? double(entries) / double(all) : 0.0);
+  }
+  std::printf("\n");
+}
+
 // A graph too large for one GPU: the distributed product alone, B generated per rank.
 // There is no single-GPU result to check it against, so the line says "unchecked".
 void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<float>& dA, Index N, const Args& a,
@@ -265,6 +291,7 @@ int main(int argc, char** argv) {
       std::printf("# projection %s p=%lld: halo rows %llu in all (%.3f of (p-1) n), bytes per product at N=256: %.3e\n",
                   g.name.c_str(), static_cast<long long>(p), static_cast<unsigned long long>(st.halo_rows),
                   double(st.halo_rows) / (double(p - 1) * double(H.ncols())), double(st.halo_rows) * 256 * 4);
+      print_owned_rows(H, hA.partition(), g.name);
     }
     if (comms.empty()) continue;
     // one configuration per (transport, row cost of the split); the last column names it
