@@ -26,12 +26,14 @@
 //              [--n=32,64,128,256,512] [--reps=20] [--min-nnz=0] [--variants=1]
 //              [--semirings=1] [--single=1] [--overhead=1] [--budget-s=0 (none)]
 //              [--csv=FILE] [--type=float32|float16|bfloat16]
-//              [--profile=1] [--only=variant,variant,...] [--reorder=0|1|both]
+//              [--profile=1] [--only=variant,variant,...] [--reorder=0|1|both|scrambled]
 // --profile=1 runs each timed implementation once more between cudaProfilerStart and
 // cudaProfilerStop, so that `ncu --profile-from-start off` sees exactly one call of each,
 // in the order of the CSV rows; --only limits the geblas variants timed (and profiled).
 // --reorder renames each square graph's vertices by algo::locality_order (reverse
-// Cuthill-McKee) first, as NAME+rcm; "both" keeps each graph as read beside it.
+// Cuthill-McKee) first, as NAME+rcm; "both" keeps each graph as read beside it;
+// "scrambled" times each as read, with its ids permuted at random (NAME+scrambled), and
+// that renamed by the order (NAME+scrambled+rcm).
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>
 #include <cusparse.h>
@@ -44,6 +46,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -85,7 +89,7 @@ struct Args {
   std::string type = "float32";  // float16 / bfloat16: the 16-bit path (bench_16bit)
   bool profile = false;          // one extra call per implementation inside a profiler range
   std::vector<std::string> only;  // geblas variants to time (empty: every variant)
-  std::string reorder = "0";      // 1: each square graph renamed by algo::locality_order; both: as read and renamed
+  std::string reorder = "0";      // 1: renamed by algo::locality_order; both: as read and renamed; scrambled (see the header)
 };
 
 using bench::split;
@@ -115,8 +119,8 @@ Args parse(int argc, char** argv) {
     else if (auto v = val("reorder")) a.reorder = v;
     else { std::fprintf(stderr, "unknown argument %s (see the file header)\n", argv[i]); std::exit(2); }
   }
-  if (a.reorder != "0" && a.reorder != "1" && a.reorder != "both") {
-    std::fprintf(stderr, "--reorder=%s: expected 0, 1 or both\n", a.reorder.c_str());
+  if (a.reorder != "0" && a.reorder != "1" && a.reorder != "both" && a.reorder != "scrambled") {
+    std::fprintf(stderr, "--reorder=%s: expected 0, 1, both or scrambled\n", a.reorder.c_str());
     std::exit(2);
   }
   if (a.type != "float32" && a.type != "float16" && a.type != "bfloat16") {
@@ -606,22 +610,36 @@ int main(int argc, char** argv) {
 
   if (args.reorder != "0") {
     // The caller-side locality order (algo::locality_order): each square graph renamed,
-    // P = A(order, order), as "NAME+rcm" (not counted as a shared graph in the summary).
+    // P = A(order, order), as "NAME+rcm" (not counted as a shared graph in the summary);
+    // "scrambled" also times the graph with its ids permuted at random first (no
+    // locality left in the ids, as hashed or arrival-order ids give), as read and renamed.
     std::vector<Graph> renamed;
     for (auto& g : graphs) {
-      if (args.reorder == "both") renamed.push_back(g);
+      if (args.reorder != "1") renamed.push_back(g);
       if (g.host.nrows() != g.host.ncols()) {
         if (args.reorder == "1") renamed.push_back(g);
         continue;
       }
+      std::optional<Graph> scrambled;
+      if (args.reorder == "scrambled") {
+        std::vector<Index> ids(static_cast<std::size_t>(g.host.nrows()));  // new vertex i is old ids[i]
+        std::iota(ids.begin(), ids.end(), Index{0});
+        std::shuffle(ids.begin(), ids.end(), std::mt19937_64(2026));
+        SparseMatrix<float> S(g.host.nrows(), g.host.ncols());
+        extract(S, g.host, ids, ids);
+        scrambled = Graph{g.name + "+scrambled", false, std::move(S)};
+      }
+      const Graph& base = scrambled ? *scrambled : g;
       const auto t0 = std::chrono::steady_clock::now();
-      const std::vector<Index> order = algo::locality_order(g.host);
+      const std::vector<Index> order = algo::locality_order(base.host);
       const double order_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      SparseMatrix<float> P(g.host.nrows(), g.host.ncols());
-      extract(P, g.host, order, order);
-      std::printf("# %s: algo::locality_order %.3f s, extract %.3f s\n", g.name.c_str(), order_s,
+      SparseMatrix<float> P(base.host.nrows(), base.host.ncols());
+      extract(P, base.host, order, order);
+      std::printf("# %s: algo::locality_order %.3f s, extract %.3f s\n", base.name.c_str(), order_s,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - order_s);
-      renamed.push_back({g.name + "+rcm", false, std::move(P)});
+      Graph ordered{base.name + "+rcm", false, std::move(P)};
+      if (scrambled) renamed.push_back(std::move(*scrambled));
+      renamed.push_back(std::move(ordered));
     }
     graphs = std::move(renamed);
   }
