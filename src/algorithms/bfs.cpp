@@ -8,12 +8,15 @@
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
 // and select() keeps the reached entries. Many sources: one traversal per source into
-// the columns of column-major n x k results. A traversal reads each edge O(1) times,
-// which beats the SpMM formulation (one n x k product per level over all of A) on
-// deep graphs, and no n x k start matrix is built on the host.
+// the columns of column-major n x k results (on the host, one traversal per thread). A
+// traversal reads each edge O(1) times, which beats the SpMM formulation (one n x k
+// product per level over all of A) on deep graphs, and no n x k start matrix is built
+// on the host.
 #include "geblas/algorithms/bfs.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -77,6 +80,47 @@ geblas::detail::VectorStorage vertex_array(Index n, Device dev) {
   return v;
 }
 
+// The traversals of many sources. On a GPU one after another: each fills the device, and
+// its level loop never leaves it. On the host one per thread: the sources share nothing
+// but A (and A'), and most of a traversal's levels are below the size at which it forks
+// threads itself, so a thread per source keeps every core busy where splitting each
+// level keeps one (the levels' own parallel regions then run on their thread alone). An
+// exception in a traversal (memory) is rethrown after the others end.
+void traverse_all(std::vector<geblas::detail::BfsRun>& runs, BfsEntry run_bfs, Device dev) {
+  const auto k = static_cast<std::int64_t>(runs.size());
+  if (!dev.is_cpu() || k < 2) {
+    for (auto& run : runs) run_bfs(run);
+    return;
+  }
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t c = 0; c < k; ++c) {
+    try {
+      run_bfs(runs[static_cast<std::size_t>(c)]);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+// n x k vertex ids, column-major, uninitialised, for the many-source traversals (each
+// writes every entry of its column): make_dense's zero fill would be a pass over n x k
+// before the traversals' own, a third of the time of 64 sources on a road graph.
+geblas::detail::DenseStorage vertex_columns(Index n, Index k, Device dev) {
+  geblas::detail::DenseStorage d;
+  d.nrows = n;
+  d.ncols = k;
+  d.ld = n;
+  d.layout = Layout::col_major;
+  d.type = TypeId::int64;
+  d.device = dev;
+  d.data = geblas::detail::RawBuffer(geblas::detail::checked_bytes(n, k, sizeof(V), "geblas::algo::bfs result"), dev);
+  return d;
+}
+
 int direction_code(BfsDirection d) {
   switch (d) {
     case BfsDirection::push: return 1;
@@ -126,19 +170,22 @@ MultiBfsResult multi(const geblas::detail::SparseStorage& A, const std::vector<I
   const auto run_bfs = bfs_entry(dev);
   const auto At = in_edges(A, o.direction);
   // Column-major, so that column c is one contiguous array the traversal writes.
-  geblas::detail::DenseStorage levels = geblas::detail::make_dense(n, k, Layout::col_major, TypeId::int64, dev);
-  geblas::detail::DenseStorage parents = geblas::detail::make_dense(n, k, Layout::col_major, TypeId::int64, dev);
+  geblas::detail::DenseStorage levels = vertex_columns(n, k, dev);
+  geblas::detail::DenseStorage parents = vertex_columns(n, k, dev);
   MultiBfsResult res;
   std::vector<double> reached_per_level;
+  std::vector<geblas::detail::BfsRun> runs(static_cast<std::size_t>(k));
   for (Index c = 0; c < k; ++c) {
-    geblas::detail::BfsRun run;
+    geblas::detail::BfsRun& run = runs[static_cast<std::size_t>(c)];
     run.A = &A;
     run.At = At.get();
     run.source = sources[static_cast<std::size_t>(c)];
     run.direction = direction_code(o.direction);
     run.levels = levels.data.as<V>() + c * levels.ld;
     run.parents = parents.data.as<V>() + c * parents.ld;
-    run_bfs(run);
+  }
+  traverse_all(runs, run_bfs, dev);
+  for (const geblas::detail::BfsRun& run : runs) {
     res.depth = std::max(res.depth, run.depth);
     res.edges_examined += run.edges_examined;
     if (reached_per_level.size() < run.level_sizes.size()) reached_per_level.resize(run.level_sizes.size(), 0);
