@@ -893,9 +893,7 @@ py::object alg_locality_order(PyMatrix& A) {
       py::gil_scoped_release nogil;
       return algo::locality_order(M);
     }();
-    VectorStorage v = detail::make_dense_vector(static_cast<Index>(order.size()), TypeId::int64, Device::cpu());
-    if (!order.empty()) std::memcpy(v.values.data(), order.data(), order.size() * sizeof(Index));
-    return py::cast(Exported::from_vector(std::move(v)));
+    return py::cast(Exported::from_vector(std::move(Vector<Index>::from_dense(order).storage())));
   });
 }
 
