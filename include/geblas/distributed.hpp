@@ -108,8 +108,7 @@ struct GEBLAS_API Partition {
   static Partition balanced(const std::vector<Index>& row_offsets, int parts, Index row_cost = 0);
   // The split that scatter and the readers make when none is given: balanced with
   // row_cost = default_row_cost. Fitted on 2 x H200 (R-MAT 22 and 24, N = 256 and
-  // PageRank; docs/notes/runs/2026-11-28-h200x2-dist-balance.md and
-  // 2026-11-28-h200x2-dist-pagerank.md): 6 took the product from 1.33x / 1.30x one GPU
+  // PageRank; docs/DISTRIBUTED.md): 6 took the product from 1.33x / 1.30x one GPU
   // (nnz-balanced) to 1.63x / 1.53x; 8 was as fast or faster than 6 in every case after
   // (R-MAT 24: 37.0 against 38.2 ms; PageRank per iteration 1.63x against 1.58x on
   // R-MAT 22). Graphs whose rows have one length split as before.

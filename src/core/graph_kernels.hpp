@@ -150,4 +150,11 @@ struct GraphKernels {
 #define GEBLAS_DECLARE_GRAPH_ENTRY(name) std::remove_pointer_t<decltype(::geblas::detail::GraphKernels::name)> name;
 #define GEBLAS_GRAPH_TABLE_FIELD(name) .name = name,
 
+// Every field of GraphKernels is in GEBLAS_GRAPH_ENTRIES: the backends fill their tables
+// from the list, so a field left off it would be a null entry at run time.
+#define GEBLAS_GRAPH_ENTRY_COUNT(name) +1
+static_assert(sizeof(GraphKernels) == (0 GEBLAS_GRAPH_ENTRIES(GEBLAS_GRAPH_ENTRY_COUNT)) * sizeof(void (*)()),
+              "GraphKernels has a field that GEBLAS_GRAPH_ENTRIES does not list");
+#undef GEBLAS_GRAPH_ENTRY_COUNT
+
 }  // namespace geblas::detail

@@ -14,7 +14,7 @@ namespace geblas::detail::cpu {
 // The generic kernel compiled for AVX-512F (built-in floating plus, max, min that the
 // plus-family kernels do not take: max_times, min_plus, ... and plus on a column-major C):
 // one zmm register per vector, tiles of 64 floats (4 registers). Against the baseline code
-// (float, N = 16 / 64 / 256, 2026-11-23 13:25-13:30, load 3-8): plus_times 24 / 85 / 280 ms
+// (float, N = 16 / 64 / 256, 2-core AMD EPYC, load 3-8): plus_times 24 / 85 / 280 ms
 // against 44 / 193 / 481, max_times 31 / 111 / 397 against 62 / 243 / 746, min_plus
 // 39 / 102 / 558 against 69 / 229 / 973 (thread CPU time, one thread, interleaved). Tiles
 // of 128 and 512 bytes were not consistently faster than 256 (plus_times N = 64: 96 and
@@ -27,7 +27,7 @@ struct SpmmAvx512Policy : SpmmPolicy {
 // The plus-family kernels (plus_times, plus_second on float and double): vectors per
 // column tile held in registers, per instruction set. SSE2 and AVX2 have 16 vector
 // registers (4 accumulators leave room for the loads of B; not measured against 8),
-// AVX-512 32. AVX-512, 2026-11-25 18:10 UTC on the 2-core AMD EPYC (Zen 5) machine, load
+// AVX-512 32. AVX-512, on the 2-core AMD EPYC (Zen 5) machine, load
 // about 7, one thread's CPU time of bench_cpu_spmm plus_times float N = 256 in three
 // interleaved process pairs, 8 vectors against 4: ego-Twitter-undirected 49 / 40 / 41 ms
 // against 54 / 57 / 44, soc-Slashdot0902 29 / 25 / 33 against 32 / 34 / 26, cit-HepPh

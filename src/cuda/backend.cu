@@ -211,9 +211,8 @@ void* allocate(std::size_t bytes, int ordinal) {
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     // Nothing may stay held after an OutOfMemory: with the pool keeping freed memory,
-    // the H100 run of 2026-11-23 14:11 found only 8.6 MB free on the device right after
-    // a failed 160 GB request (test_reliability_oom_gpu), most likely memory the pool
-    // took on the way to failing.
+    // test_reliability_oom_gpu found only 8.6 MB free on an H100 right after a failed
+    // 160 GB request, most likely memory the pool took on the way to failing.
     trim_pool(ordinal);
     std::size_t free_bytes = 0, total = 0;
     cudaMemGetInfo(&free_bytes, &total);

@@ -170,7 +170,7 @@ CompiledModule compile_with_nvrtc(const SemiringImpl& s, const KernelSet& set, i
   // row_pieces and the fold access theirs through 32-bit addresses in PTX
   // (spmm/shared_access.cuh) and come out as nvcc's; nnz_split does not (written so, its
   // built-in ran 5% slower), so its NVRTC code still differs
-  // (docs/notes/runs/2026-11-28-jit-codegen-parity.md).
+  // (docs/notes/spmm-tuning.md, "What limits speed now": NVRTC code parity).
   const char* options[] = {arch.c_str(), "-std=c++20", "-default-device", "-DGEBLAS_JIT=1"};
   const nvrtcResult r = nvrtcCompileProgram(prog, 4, options);
   if (r != NVRTC_SUCCESS)

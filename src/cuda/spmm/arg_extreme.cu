@@ -1,8 +1,8 @@
 // The max / min SpMM with its argument (geblas/detail/spmm_arg.hpp) for the backward of
-// max / min aggregation. The previous way recorded the argument by packing (float key,
-// column) into int64 and running an int64 max_min SpMM: on ego-Twitter at F = 512 that
-// took 6.9 ms where the float32 max_times SpMM takes 0.93 ms (H100, 2026-11-25,
-// docs/notes/python-torch-spmm.md), since 64-bit values and the packing cost about 4x.
+// max / min aggregation. Recording the argument by packing (float key, column) into int64
+// and running an int64 max_min SpMM costs about 4x in 64-bit values and packing (on the
+// H100, ego-Twitter at F = 512: 6.9 ms against 0.93 ms for the float32 max_times SpMM;
+// docs/notes/python-torch-spmm.md).
 // Here each lane keeps its best value and its column in registers and writes both once.
 //
 // A unit of work is a row of A or, for a row longer than piece_entries, one of the equal
@@ -32,7 +32,7 @@ namespace {
 // 16-byte loads. A warp has `loads_in_flight` rows of X on the way before it compares the
 // first: with one load at a time a hub row of R-MAT scale 20 kept the whole product
 // waiting on its latency (max with its argument 13.5 ms forward + backward at F = 32,
-// against 0.57 ms for max alone; H200, 2026-11-28). Eight in flight made it 8.2 ms, still
+// against 0.57 ms for max alone; H200). Eight in flight made it 8.2 ms, still
 // one warp's walk of the hub row; rows longer than piece_entries are therefore cut into
 // pieces of at most that many entries, each a warp's unit, so the longest unit costs
 // piece_entries / loads_in_flight latencies whatever the graph's largest degree.
@@ -42,7 +42,7 @@ struct ArgExtremePolicy {
   // forward is latency-bound (a warp per row, mostly short rows): with 8 of four a thread
   // held 96 registers, 5 blocks per SM; 4 and at most 64 registers (min_blocks_per_sm,
   // 8 bytes spilled) fit 8 blocks and made R-MAT 20's forward 1.1-1.4x faster at every F
-  // (H200, 2026-11-28 call 5: F = 16 1.32 -> 0.94 ms, F = 512 9.92 -> 8.41 ms).
+  // (H200: F = 16 1.32 -> 0.94 ms, F = 512 9.92 -> 8.41 ms).
   static constexpr int loads_in_flight(int v) { return v == 4 ? 4 : 8; }
   static constexpr int min_blocks_per_sm = 8;
   // With S > 1 slots, a unit of at most slot_row_steps x 32 / S entries is done by one

@@ -28,7 +28,7 @@ struct Operands {
   // rows of b_row_bytes are one 32 x 32 -> 64-bit multiply, where k * bs in 64 bits took
   // a 64-bit multiply, a shift and two adds per entry. Written in PTX: the C++ form of the
   // widening product became a 64-bit multiply again once the compiler had hoisted the
-  // widened stride. H200, 2026-11-28 (docs/notes/runs/2026-11-28-h200-night-spmm-address.md):
+  // widened stride. H200 (docs/notes/spmm-tuning.md):
   // nnz_split 4-7% faster at N = 128 and 512 (ego-Twitter, email-Enron, soc-Slashdot0902,
   // R-MAT 20); in team_row (row_split, row_pieces, row_group) it made the code 11-17%
   // shorter but row_pieces 11% slower at N = 32 (geomean of 12 graphs), so team_row and

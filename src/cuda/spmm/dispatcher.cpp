@@ -134,8 +134,8 @@ const SpmmVariant& choose_variant(const SpmmProblem& p, std::string& reason) {
   std::string fallback;
   if (is_16bit_float(p.type) && !v->can_implement(p, nullptr)) {
     // The pick does not compute this 16-bit problem: the small-graph rules, whose variants
-    // take every 16-bit problem (fitted on fp32; the 16-bit runs of 2026-11-23 measured
-    // the variants, and these rules have not been refit from them).
+    // take every 16-bit problem (fitted on fp32; the 16-bit runs measured the variants,
+    // and these rules have not been refit from them).
     fallback = std::string(" (") + v->name + " computes " + std::string(to_string(p.type)) +
                " only for plus_times, max_times, min_plus on row-major operands with N a multiple of 8)";
     v = &small_graph_rules(p, s, why);

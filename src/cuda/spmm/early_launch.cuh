@@ -6,7 +6,7 @@
 // (device_ops.cuh) before it touches memory, so it sees everything the previous kernel
 // wrote, as after a plain launch; it calls allow_dependent_launch() so that the next
 // kernel may do the same. The launch also costs the host less: on an H100, 2.7 us against
-// 3.2-3.35 us for <<< >>> (bench_spmm's floor table, 2026-11-28).
+// 3.2-3.35 us for <<< >>> (bench_spmm's floor table).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -19,7 +19,7 @@ struct NnzSplitPolicy {
   static constexpr int max_unit_entries = 256;
   static constexpr int max_unit_rows = 32;
   // nnz_split_long_waves: warps of this kernel resident per SM (64 registers x 256 threads:
-  // 4 blocks of 8 warps on sm_90; ncu, 2026-11-25), and the most waves of units for which
+  // 4 blocks of 8 warps on sm_90, by ncu), and the most waves of units for which
   // the unit size is refitted (beyond, the last wave's idle part is a small share).
   static constexpr int resident_warps_per_sm = 32;
   static constexpr double max_fitted_waves = 4;
@@ -71,7 +71,7 @@ __device__ __forceinline__ void load_staged(const Operands<typename Ops::Stored,
 // entry and keeps the row switch, with its write, inside the unrolled body); a row's
 // remainder leaves up to U - 1 load slots idle, which the per-entry walk fills from the
 // next row. Fewer instructions per entry, so it pays where each entry costs many loads
-// (large N: on the H100 run of 2026-11-25 3-12% faster than the per-entry walk on
+// (large N: on the H100 3-12% faster than the per-entry walk on
 // ego-Twitter, cit-HepPh, musae-crocodile and R-MAT 20 at N = 128..512) and loses where
 // rows are short and N small (20-40% slower at N = 32).
 template <class Ops, int V, bool RowMajor, bool RowWise>

@@ -6,7 +6,7 @@
 // g + G, g + 2G, ... in order, then group 0 adds the G group sums in group order. So a
 // hub row's dependent adds are 1/G of a one-thread-per-column fold's (the 111 pieces of
 // musae-crocodile's 3546-entry row at N >= 128 made that fold a third of row_pieces' time:
-// docs/notes/spmm-ncu-2026-11-25.md), and rows of few pieces use every thread on columns.
+// docs/notes/spmm-ncu.md), and rows of few pieces use every thread on columns.
 // The order of the adds depends only on the row's pieces and is the same on every call;
 // for plus over floats it is not the left-to-right order (the tests' rounding bound holds).
 // The kernel is in piece_fold_kernel.cuh (NVRTC compiles it for run-time semirings too);

@@ -13,12 +13,12 @@ struct RowPiecesPolicy {
   static constexpr int unroll = 4;           // as row_split
   // Steps (slots x unroll entries each) the longest piece may take; P = steps x slots x
   // unroll. Fewer steps: better balance, more pieces to add (4 steps ran 5-10% slower at
-  // N >= 128 with packed blocks, H200 2026-11-26).
+  // N >= 128 with packed blocks, H200).
   static constexpr int steps_per_piece = 8;
   // row_pieces_long: pieces of at least this many entries. At N >= 128 a slot is the whole
   // warp and steps_per_piece gives 32-entry pieces, so a hub row of 3546 entries
   // (musae-crocodile) is 111 pieces, and the fold (one thread per column, the pieces
-  // added in order) became a third of the time: on the H100 (ncu, 2026-11-25) 46 us of
+  // added in order) became a third of the time: on the H100 (ncu) 46 us of
   // 138 at N = 512 and 12.7 of 41.4 at N = 128, where the main kernel alone (91.7 us,
   // 28.7 us) ran as fast as cuSPARSE's best (85.4 us, 28.4 us). 128 rather than more: at
   // N >= 128 a 128-entry piece is 32 dependent rounds of 4 loads for its warp, which
@@ -29,14 +29,14 @@ struct RowPiecesPolicy {
   // and rounded up to 2, 4 or 8, share a block with other rows of the same width, whose
   // warps add them in shared memory and write C (no partial row, no fold). Only longer
   // rows are blocked (a partial row per block of 8 pieces, folded by piece_fold_kernel).
-  // Before, the rows of 2-7 pieces kept a partial row per piece, and the fold of the many
-  // rows of 33-250 entries of musae-crocodile, ca-AstroPh-lcc and astro-ph at N = 128 was
-  // a third of the time (10-17 us beside a 28-33 us product; H200, 2026-11-26).
+  // A partial row per piece for the rows of 2-7 pieces made the fold of the many rows of
+  // 33-250 entries of musae-crocodile, ca-AstroPh-lcc and astro-ph at N = 128 a third of
+  // the time (10-17 us beside a 28-33 us product; H200).
   static constexpr int block_pieces = block_threads / 32;
   // Rows of at most this many entries (one slot's share of a piece) take one entry slot
   // each where a warp has several (N <= 64): the E slots of a warp run E such rows side by
   // side, U loads in flight each, where a warp per row left most of its slots idle on a
-  // row of a few entries. H100, 2026-11-26 17:15 UTC: row_pieces 1.29x / 1.16x faster at
+  // row of a few entries. H100: row_pieces 1.29x / 1.16x faster at
   // N = 32 / 64 on 14 power-law graphs (soc-Slashdot0902 1.72x, email-Enron 1.73x at
   // N = 32); 32 rather than 16 or 8: equal geomean, better on the two largest graphs
   // (ego-Twitter 0.063 ms against 0.066 / 0.069 at N = 32).

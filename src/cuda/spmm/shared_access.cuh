@@ -2,7 +2,7 @@
 // 32-bit shared-window addresses. NVRTC (CUDA 13.0) addresses shared memory with 64-bit
 // pointers where nvcc uses 32-bit ones, and the wider address arithmetic made the
 // run-time semirings' kernels up to 5% slower than the built-ins
-// (docs/notes/runs/2026-11-28-jit-codegen-parity.md). With the addresses taken once and
+// (docs/notes/spmm-tuning.md, "What limits speed now": NVRTC code parity). With the addresses taken once and
 // the accesses written in PTX, both compilers give these kernels the same code, and the
 // built-in row_pieces ran 1% faster (1-5% at N = 32) on an H200. nnz_split keeps plain
 // accesses: written this way, nvcc unrolls its entry loop less and the built-in ran 5%

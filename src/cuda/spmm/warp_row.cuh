@@ -89,8 +89,7 @@ __device__ __forceinline__ T load_shared_l2(const T* p) {
 // loads of B each before any is consumed. Every lane of the team must call it with the
 // same beg, end; `active` says whether the lane's columns are inside N. The test per
 // entry stays even in whole groups: a path without it (4 of 14 PTX instructions per entry
-// fewer) made short-row graphs up to 12% slower at N = 32 (H200, 2026-11-29,
-// docs/notes/runs/2026-11-29-h200-mid-n.md, call 4).
+// fewer) made short-row graphs up to 12% slower at N = 32 (H200; docs/notes/spmm-tuning.md).
 template <int U, class Ops, int V, bool RowMajor>
 __device__ __forceinline__ void team_row(const Operands<typename Ops::Stored, RowMajor>& op, const Ops& ops, Index beg,
                                          Index end, Index j, bool active, int team, unsigned mask, int slots, int slot,

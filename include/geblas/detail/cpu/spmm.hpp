@@ -29,7 +29,7 @@ namespace geblas::detail::cpu {
 // The tuning of the generic kernel: the code of user-defined semirings (instantiated in
 // the caller's code, hence in this header) and the baseline code of the built-in ones.
 // The built-ins' per-instruction-set copies have their own policies in libgeblas.so
-// (src/cpu/spmm_policy.hpp). Measured 2026-11-23 on the 2-core AMD EPYC
+// (src/cpu/spmm_policy.hpp). Measured on the 2-core AMD EPYC
 // (Zen 4, 48 KiB L1d, 1 MiB L2 per core, baseline x86-64 build: SSE2) machine, float, on
 // the uniform random graph of bench/cpu_spmm (262144 rows, 4.2M entries), N = 16, 64,
 // 256, as thread CPU time of one thread with the policies interleaved run by run (the

@@ -22,7 +22,7 @@ namespace {
 // column, 6.3 per 16-padded one); the other graphs' windows hold 1 to 2 entries per
 // column and stay on CUDA cores under any of these values.
 // TF32: run 3 (H100, vector-gather kernel) gave 9.9 at N = 64, 5.45 at 128, 5.5 at 256,
-//   5.0 at 512; run 4 (H100, 2026-11-23 ~17:00, docs/PERFORMANCE.md) 9.9, 5.3, 5.5, 5.0.
+//   5.0 at 512; run 4 (H100, docs/PERFORMANCE.md) 9.9, 5.3, 5.5, 5.0.
 // 16-bit (half, bfloat16; m16n8k16 kernel): run 4 gave 11.1 / 10.8 at N = 64, 6.0 / 5.8
 //   at 128, 3.3 / 3.2 at 256 and 3.4 / 3.3 at 512 (half / bfloat16). A block's warps
 //   (64 columns each, up to four) share one staged A tile, so from N = 256 the staging
