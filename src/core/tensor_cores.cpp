@@ -1,6 +1,6 @@
 // The public side of the tensor-core row-window SpMM (<geblas/tensor_cores.hpp>): the
 // cost model's threshold and its calibration override, answered by the CUDA backend's
-// policy (src/cuda/spmm/policy/tc_cost_model.cpp, beside the dispatch rules); the plan
+// policy (declared in core/cuda_tensor_cores.hpp); the plan
 // query, handed to the backend that holds the matrix; and the explicit row reordering,
 // which runs on the host.
 #include <algorithm>
@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
-#include "cuda/spmm/policy/tc_cost_model.hpp"
-#include "cuda/spmm/window_plan_info.hpp"
+#include "core/cuda_tensor_cores.hpp"
 #include "geblas/detail/host_buffer.hpp"
 #include "geblas/tensor_cores.hpp"
 

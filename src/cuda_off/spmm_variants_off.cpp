@@ -1,6 +1,5 @@
 // Built without CUDA: no CUDA SpMM variants exist.
-#include "cuda/spmm/policy/tc_cost_model.hpp"
-#include "cuda/spmm/window_plan_info.hpp"
+#include "core/cuda_tensor_cores.hpp"
 #include "geblas/detail/spmm_arg.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 #include "geblas/error.hpp"

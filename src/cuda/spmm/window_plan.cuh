@@ -89,7 +89,7 @@ std::shared_ptr<const WindowRoute> cached_window_route(const SparseStorage& A, c
                                                        double threshold, int k_step, bool* was_cached = nullptr);
 
 // A's plan routed for its type and B with n columns (declared for the core, with its
-// contract, in window_plan_info.hpp).
+// contract, in core/cuda_tensor_cores.hpp).
 WindowPlanInfo window_plan_info(const SparseStorage& A, Index n);
 
 }  // namespace geblas::detail::cuda
