@@ -1,5 +1,5 @@
 // geblas::convert between the stored types on the CPU, checked value by value against
-// the long-double rounding oracle (tests/cpu/rounding_oracle.hpp) and, for half, GCC's
+// the long-double rounding oracle (tests/reference/rounding_oracle.hpp) and, for half, GCC's
 // _Float16 where the compiler has it: all 65536 patterns of each 16-bit type, random
 // float / double bit patterns, the values next to every rounding boundary, subnormals,
 // signed zeros, infinities, NaN, 65504 / 65520, and integers to and from 16 bits.
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "cpu/rounding_oracle.hpp"
+#include "reference/rounding_oracle.hpp"
 #include "geblas/operations/convert.hpp"
 #include "support/catch.hpp"
 

@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu/mxm_16bit_check.hpp"
+#include "reference/mxm_16bit_check.hpp"
 #include "support/data.hpp"
 
 using namespace geblas;

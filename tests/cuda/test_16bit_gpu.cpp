@@ -4,7 +4,7 @@
 // types (the two share geblas/detail/value_convert.hpp; this catches a device compiler
 // that evaluates it differently). Sparse x dense with a mask, another accumulator or a
 // transpose (the widened path: float temporaries on the device) is checked entry by
-// entry against the float64 reference (tests/cpu/mxm_16bit_check.hpp); the direct
+// entry against the float64 reference (tests/reference/mxm_16bit_check.hpp); the direct
 // 16-bit kernels are tested with the kernels (tests/cuda).
 #include <bit>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu/mxm_16bit_check.hpp"
+#include "reference/mxm_16bit_check.hpp"
 #include "geblas/geblas.hpp"
 #include "support/catch.hpp"
 

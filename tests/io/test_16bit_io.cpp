@@ -1,7 +1,7 @@
 // half / bfloat16 through Matrix Market and the binary format: written matrices read
 // back bit for bit (every class of value: subnormals, -0, infinities, NaN), decimal text
 // is rounded once to nearest even (checked against the long-double oracle of
-// tests/cpu/rounding_oracle.hpp), values beyond the range are a ParseError, and the
+// tests/reference/rounding_oracle.hpp), values beyond the range are a ParseError, and the
 // binary type codes 5 / 6 are read while unknown codes stay refused.
 #include <cmath>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/rounding_oracle.hpp"
+#include "reference/rounding_oracle.hpp"
 #include "geblas/geblas.hpp"
 #include "io/temp_dir.hpp"
 #include "support/catch.hpp"

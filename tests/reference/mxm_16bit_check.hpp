@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/rounding_oracle.hpp"
+#include "reference/rounding_oracle.hpp"
 #include "geblas/geblas.hpp"
 #include "reference/products.hpp"
 #include "support/catch.hpp"
