@@ -56,8 +56,8 @@ from ._geblas import (  # noqa: F401  (the public names)
 
 __version__ = _geblas.__version__
 
-SEMIRINGS = ("plus_times", "max_times", "min_plus", "max_plus", "min_times", "max_min", "min_max",
-             "lor_land", "plus_pair", "min_second", "any_second", "plus_second")
+# The built-in semirings' names, from the library's one list.
+SEMIRINGS = _geblas.SEMIRINGS
 
 
 # --- names of dtypes and devices -------------------------------------------------------------

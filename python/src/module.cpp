@@ -1008,6 +1008,11 @@ PYBIND11_MODULE(_geblas, m) {
   register_errors(m);
 
   m.attr("__version__") = GEBLAS_VERSION_STRING;
+  // The built-in semirings' names in the library's order, from its one list
+  // (GEBLAS_SEMIRINGS in geblas/semiring.hpp), so that Python never types it again.
+  py::tuple semiring_names(semiring_count);
+  for (int k = 0; k < semiring_count; ++k) semiring_names[static_cast<std::size_t>(k)] = semiring_table[k].name;
+  m.attr("SEMIRINGS") = semiring_names;
   m.def("cuda_compiled", &cuda_compiled);
   m.def("cuda_device_count", &cuda_device_count);
   m.def("default_device", [] { return default_device().str(); });
