@@ -39,6 +39,7 @@ MmHeader read_mm_header(LineReader& lines, bool entries_may_repeat) {
   if (!lines.next(line)) throw ParseError(path, 1, "empty file: missing the %%MatrixMarket banner");
   {
     const Where w{path, lines.line_number()};
+    check_line_ends(line, w);
     Tokens t(line);
     const std::string_view first = t.next();
     if (lower(first) != "%%matrixmarket")
@@ -79,6 +80,7 @@ MmHeader read_mm_header(LineReader& lines, bool entries_may_repeat) {
     break;
   }
   const Where w{path, lines.line_number()};
+  check_line_ends(line, w);
   Tokens t(line);
   h.nrows = size_number(t.next(), "number of rows", max_dimension, w);
   h.ncols = size_number(t.next(), "number of columns", max_dimension, w);
