@@ -269,12 +269,9 @@ Format detect_format_from(ByteSource& src, const std::string& shown_name) {
     if (k >= 2 && k <= 3) {
       // Numbers, or a header row followed by numbers: either way an edge list.
       if (is_integer_token(f[0]) && is_integer_token(f[1])) return has_comma ? Format::csv : Format::edge_list;
-      if (!why.empty() || !is_header(f, k)) {
-        why = "line " + std::to_string(line_no) + " " + quoted(line) + " is no edge";
-        break;
-      }
-      why = "line " + std::to_string(line_no) + " " + quoted(line) + " is a header";
-      continue;  // a header: the next line decides
+      if (!why.empty()) break;
+      why = "line " + std::to_string(line_no) + " " + quoted(line) + " is no edge";
+      continue;  // a header, or one bad line: the next line decides (the reader names a bad one)
     }
     why = "line " + std::to_string(line_no) + " " + quoted(line) + " is not 'source target [weight]'";
     break;

@@ -39,11 +39,11 @@ MmHeader read_mm_header(LineReader& lines, bool entries_may_repeat) {
   if (!lines.next(line)) throw ParseError(path, 1, "empty file: missing the %%MatrixMarket banner");
   {
     const Where w{path, lines.line_number()};
-    check_line_ends(line, w);
     Tokens t(line);
     const std::string_view first = t.next();
     if (lower(first) != "%%matrixmarket")
       fail(w, "missing banner: the first line must start with %%MatrixMarket, found " + quoted(line));
+    check_line_ends(line, w);
     const std::string object = lower(t.next());
     const std::string format = lower(t.next());
     const std::string field = lower(t.next());

@@ -229,13 +229,14 @@ TEST_CASE("a symbolic link is written through: the file it names is replaced, th
 TEST_CASE("targets that are not regular files are written in place, never replaced", "[io][safe][devices]") {
   test::TempDir dir;
   const auto A = big_matrix(50);
-  // /dev/null, and a link to it.
+  // System devices only through links of our own: a writer that replaced its target
+  // would replace the link (checked below), never the machine's /dev/null.
   fs::create_symlink("/dev/null", dir.file("null-link"));
-  io::check_output_path("/dev/null");
-  io::write_matrix_market("/dev/null", A);
+  fs::create_symlink("/dev/full", dir.file("full-link"));
+  io::check_output_path(dir.file("null-link"));
   io::write_matrix_market(dir.file("null-link"), A);
   CHECK(fs::is_symlink(dir.file("null-link")));
-  CHECK(fs::is_character_file("/dev/null"));
+  CHECK(fs::is_character_file(dir.file("null-link")));
   // A device node of our own (needs root): stays a device.
   if (::mknod(dir.file("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
     io::check_output_path(dir.file("null"));
@@ -275,7 +276,9 @@ TEST_CASE("targets that are not regular files are written in place, never replac
   }
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   // /dev/full: the error is reported, the device stays.
-  CHECK_THROWS_AS(io::write_matrix_market("/dev/full", A), IoError);
+  CHECK_THROWS_AS(io::write_matrix_market(dir.file("full-link"), A), IoError);
+  CHECK(fs::is_symlink(dir.file("full-link")));
+  CHECK(fs::is_character_file(dir.file("full-link")));
   CHECK(temp_names_in(dir.file("")) == "");
 }
 
