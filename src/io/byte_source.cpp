@@ -133,18 +133,14 @@ bool ByteSource::rewind() {
 }
 
 std::size_t ByteSource::read_raw(unsigned char* dst, std::size_t n) {
-  std::size_t got;
+  std::size_t got = 0;
   for (;;) {
-    got = std::fread(dst, 1, n, f_);
-    // A signal that a handler returns from interrupts a pipe's read; go on.
-    if (got == 0 && std::ferror(f_) && errno == EINTR) {
-      std::clearerr(f_);
-      continue;
-    }
-    break;
+    got += std::fread(dst + got, 1, n - got, f_);
+    if (got == n || !std::ferror(f_)) return got;  // complete, or the end of the input
+    // A signal whose handler returns interrupts a read from a pipe: go on reading.
+    if (errno != EINTR) throw IoError("error reading '" + path_ + "': " + errno_text());
+    std::clearerr(f_);
   }
-  if (got < n && std::ferror(f_)) throw IoError("error reading '" + path_ + "': " + errno_text());
-  return got;
 }
 
 std::string_view ByteSource::peek(std::size_t n) {

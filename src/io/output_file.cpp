@@ -10,7 +10,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -158,9 +160,10 @@ struct Target {
 };
 
 // What writing `path` means. An existing non-regular file (stat follows links) is
-// written in place; so is a link into /proc (/dev/stdout, /dev/fd/N), whose target is
-// an open file of some process, not a name to replace. Otherwise links are followed by
-// hand to the name they lead to (a dangling link: the file to create there).
+// written in place; so is a link that lives in procfs (/dev/stdout, /dev/fd/N,
+// /proc/self/fd/N), whose target is an open file of some process, not a name to replace.
+// Otherwise links are followed by hand to the name they lead to (a dangling link: the
+// file to create there).
 Target resolve_target(const std::string& path) {
   struct stat st{};
   if (::stat(path.c_str(), &st) == 0) {
@@ -171,12 +174,13 @@ Target resolve_target(const std::string& path) {
   for (int hops = 0; hops < 40; ++hops) {
     struct stat ls{};
     if (::lstat(p.c_str(), &ls) != 0 || !S_ISLNK(ls.st_mode)) return {p, false};
+    struct statfs fs{};
+    if (::statfs(folder_of(p).c_str(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC) return {path, true};
     std::vector<char> link(static_cast<std::size_t>(ls.st_size > 0 ? ls.st_size : 4095) + 1);
     const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
     if (n < 0 || static_cast<std::size_t>(n) >= link.size())
       throw IoError("cannot write '" + path + "': cannot read the symbolic link '" + p + "'");
     const std::string text(link.data(), static_cast<std::size_t>(n));
-    if (text.rfind("/proc/", 0) == 0) return {path, true};
     p = text.starts_with('/') ? text : (std::filesystem::path(folder_of(p)) / text).string();
   }
   throw IoError("cannot write '" + path + "': too many levels of symbolic links");
@@ -185,6 +189,20 @@ Target resolve_target(const std::string& path) {
 // Opens a non-regular target for writing where it is. A FIFO that no process reads is
 // refused at once (O_NONBLOCK) rather than waited for.
 std::FILE* open_in_place(const std::string& path) {
+  // The process's own standard output or error (/dev/stdout, /dev/fd/1, a redirected
+  // file): written through that open file, so that its offset is shared and what the
+  // process prints there follows these bytes instead of overwriting them.
+  struct stat target{};
+  if (::stat(path.c_str(), &target) == 0)
+    for (const int std_fd : {STDOUT_FILENO, STDERR_FILENO}) {
+      struct stat st{};
+      if (::fstat(std_fd, &st) != 0 || st.st_dev != target.st_dev || st.st_ino != target.st_ino) continue;
+      const int fd = ::fcntl(std_fd, F_DUPFD_CLOEXEC, 0);
+      std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+      if (f) return f;
+      if (fd >= 0) ::close(fd);
+      throw IoError("cannot write '" + path + "': " + errno_text(errno));
+    }
   int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_APPEND);
   if (fd < 0) {
     const int e = errno;

@@ -228,6 +228,18 @@ def drive_closed_pipe(tool, case, d):
     return Result(p.returncode, b"", err, time.monotonic() - start)
 
 
+def drive_stdout_file(tool, case, d):
+    """Standard output redirected to a file of the folder, and --output naming it through
+    /dev/fd/1: written in place, so the CSV and the report both land in that file."""
+    start = time.monotonic()
+    with open(os.path.join(d, "stdout.txt"), "wb") as out:
+        p = subprocess.run([tool] + case.args, cwd=d, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
+                           preexec_fn=limits(case.mem_mib), timeout=case.time * 2)
+    with open(os.path.join(d, "stdout.txt"), "rb") as f:
+        text = f.read()
+    return Result(p.returncode, text, p.stderr, time.monotonic() - start)
+
+
 def drive_signal(sig):
     """A conversion interrupted by `sig` while its temporary file is being written; a
     previous output must stay as it was and no temporary file may remain (for SIGKILL,
@@ -324,6 +336,9 @@ def cases(have_root: bool) -> list:
              setup=lambda d: (files(g__mtx=SMALL_MTX)(d), os.symlink("/dev/null", os.path.join(d, "null")))),
         Case("output /dev/stdout", ["pagerank", "g.mtx", "--output", "stdout"], 0, r"vertex,rank",
              setup=lambda d: (files(g__mtx=SMALL_MTX)(d), os.symlink("/dev/stdout", os.path.join(d, "stdout")))),
+        Case("output /dev/fd/1 onto a redirected file", ["pagerank", "g.mtx", "--output", "/dev/fd/1"], 0,
+             r"vertex,rank\n(.*\n){4}pagerank:", setup=files(g__mtx=SMALL_MTX), driver=drive_stdout_file,
+             changes={"stdout.txt": lambda p: True}),
         Case("output a 254-byte name", ["pagerank", "g.mtx", "--output", long_name], 0, r"pagerank:",
              setup=files(g__mtx=SMALL_MTX), changes={long_name: rank_csv}),
         Case("output /dev/full", ["pagerank", "g.mtx", "--output", "full"], 1, r"'full'.*No space left",
