@@ -295,6 +295,7 @@ SparseStorage read_binary_from(ByteSource& src, TypeId type) {
   std::vector<unsigned char> gathered;  // a stream's payload
   std::size_t gathered_pos = 0;
   if (gather) {
+    // Grown 64 MiB at a time, so memory follows the bytes that arrived, not the header's claim.
     constexpr std::size_t kStep = std::size_t{64} << 20;
     while (gathered.size() <= payload) {
       const std::size_t have = gathered.size();

@@ -44,7 +44,8 @@ std::string folder_of(const std::string& path) {
 // ------------------------------------------------------------ temporary file registry
 
 // Fixed slots, so that the signal handler touches no allocator and no lock: a slot is
-// free (0), being filled (1) or holds a path to remove (2).
+// free (0), being filled (1) or holds a path to remove (2). 64 slots: far more outputs
+// than a program writes at once; a path is at most PATH_MAX (4096) bytes.
 constexpr int kSlots = 64;
 constexpr std::size_t kSlotPath = 4096;
 struct Slot {
