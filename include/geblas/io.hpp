@@ -18,9 +18,12 @@ namespace geblas::io {
 // A file written safely: the bytes go to a temporary file in the target's folder, which
 // replaces the target (atomic rename, after flush and fsync) only when commit()
 // succeeds. Destroyed without commit() (an exception, a failed write), the temporary
-// file is removed and the target is left as it was. The path "-" writes to standard
-// output (commit() flushes it and reports any error). Every failure is an IoError
-// naming the path. The library's writers below all go through it.
+// file is removed and the target is left as it was. A symbolic link is written through
+// (the file it names is replaced, the link stays); a target that is not a regular file
+// (a device, a FIFO, /dev/stdout) is written in place and never replaced. The path "-"
+// writes to standard output (commit() flushes it and reports any error). Every failure
+// is an IoError naming the path. The library's writers below all go through it; see
+// <geblas/io_process.hpp> for removing temporary files on signals.
 class GEBLAS_API OutputFile {
  public:
   // Creates the temporary file now, so that an unwritable or missing folder fails here,
@@ -143,8 +146,9 @@ GEBLAS_API Format detect_format(const std::string& path);
 // An edge list: one edge per line, "source target [weight]" separated by blanks
 // (`delimiter` 0, SNAP style) or by commas (`delimiter` ',', CSV: blanks around fields
 // and double quotes around a field are dropped). Lines starting with '#' or '%' and blank
-// lines are skipped; a first line whose first field is not a number is a header and is
-// skipped. Every line has a weight or none (then every value is 1). The matrix is n x n
+// lines are skipped; the first other line is a header, and skipped, only when it cannot
+// be data: every field holds a letter and none is a number ("1.5 2" and "x1 2" are data,
+// and fail as such). Every line has a weight or none (then every value is 1). The matrix is n x n
 // with n the largest id + 1 - options.base. plain or gzip (by content). Errors are
 // ParseError with file, line and reason.
 template <Scalar T>
@@ -155,8 +159,10 @@ SparseMatrix<T> read_edge_list(const std::string& path, const ReadOptions& optio
   return A;
 }
 
-// Any graph file geblas reads, by `format` or detected (detect_format). "-" reads
-// standard input (copied to a temporary file first, so detection loses no byte; errors
+// Any graph file geblas reads, by `format` or detected (detect_format). The input is
+// opened once: detection peeks at its first bytes, which the reader then consumes, so a
+// pipe, FIFO or socket reads as a file with the same bytes does (up to
+// io::max_stream_bytes(), <geblas/io_process.hpp>). "-" reads standard input (errors
 // name it "<stdin>").
 template <Scalar T>
 SparseMatrix<T> read_graph(const std::string& path, const ReadOptions& options = {},

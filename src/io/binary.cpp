@@ -20,6 +20,7 @@
 #include "geblas/detail/value_convert.hpp"
 #include "geblas/io.hpp"
 #include "io/byte_source.hpp"
+#include "io/readers.hpp"
 
 namespace geblas::io::detail {
 namespace {
@@ -143,15 +144,11 @@ struct Layout {
 
 ParseError bad_file(const std::string& path, const std::string& why) { return ParseError(path, 0, why); }
 
-Layout read_layout(File& f, const std::string& path) {
-  struct stat st{};
-  if (fstat(fileno(f.get()), &st) != 0 || S_ISDIR(st.st_mode)) throw IoError("cannot read '" + path + "': not a file");
-  const std::uint64_t file_bytes = static_cast<std::uint64_t>(st.st_size);
+// The layout a header announces, its fields checked (sizes in range, entries that fit).
+Layout layout_of(const Header& h, const std::string& path) {
   auto bad = [&](const std::string& why) { return bad_file(path, why); };
   Layout l;
-  Header& h = l.h;
-  if (file_bytes < sizeof h || std::fread(&h, 1, sizeof h, f.get()) != sizeof h)
-    throw bad("not a geblas binary matrix: the file is shorter than the 64-byte header");
+  l.h = h;
   if (std::memcmp(h.magic, kMagic, 8) != 0) throw bad("not a geblas binary matrix (bad magic bytes)");
   if (h.endian_tag != kEndianTag) throw bad("written with the other byte order (endianness tag mismatch)");
   if (h.version != kVersion)
@@ -164,15 +161,36 @@ Layout read_layout(File& f, const std::string& path) {
   if (h.nvals < 0 || h.nvals > h.nrows * h.ncols)
     throw bad(std::to_string(h.nvals) + " entries cannot fit in " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols));
   l.stored = static_cast<TypeId>(h.type);
-  // The header fixes the file size exactly.
   l.offsets_bytes = static_cast<std::uint64_t>(h.nrows + 1) * sizeof(Index);
   l.cols_bytes = static_cast<std::uint64_t>(h.nvals) * sizeof(ColIndex);
   l.vals_bytes = static_cast<std::uint64_t>(h.nvals) * size_of(l.stored);
-  const std::uint64_t want = sizeof h + l.offsets_bytes + l.cols_bytes + l.vals_bytes + sizeof(std::uint32_t);
+  return l;
+}
+
+// The header fixes the file size exactly.
+std::uint64_t total_bytes(const Layout& l) {
+  return sizeof(Header) + l.offsets_bytes + l.cols_bytes + l.vals_bytes + sizeof(std::uint32_t);
+}
+
+void check_size(const Layout& l, std::uint64_t file_bytes, const std::string& path) {
+  const std::uint64_t want = total_bytes(l);
   if (file_bytes < want)
-    throw bad("truncated: the header announces " + std::to_string(want) + " bytes, the file has " + std::to_string(file_bytes));
+    throw bad_file(path, "truncated: the header announces " + std::to_string(want) + " bytes, the file has " +
+                             std::to_string(file_bytes));
   if (file_bytes > want)
-    throw bad("the file has " + std::to_string(file_bytes - want) + " bytes after the end announced by its header");
+    throw bad_file(path, "the file has " + std::to_string(file_bytes - want) + " bytes after the end announced by its header");
+}
+
+constexpr const char* kShortHeader = "not a geblas binary matrix: the file is shorter than the 64-byte header";
+
+Layout read_layout(File& f, const std::string& path) {
+  struct stat st{};
+  if (fstat(fileno(f.get()), &st) != 0 || S_ISDIR(st.st_mode)) throw IoError("cannot read '" + path + "': not a file");
+  const std::uint64_t file_bytes = static_cast<std::uint64_t>(st.st_size);
+  Header h{};
+  if (file_bytes < sizeof h || std::fread(&h, 1, sizeof h, f.get()) != sizeof h) throw bad_file(path, kShortHeader);
+  const Layout l = layout_of(h, path);
+  check_size(l, file_bytes, path);
   return l;
 }
 
@@ -254,10 +272,43 @@ SparseStorage checked_and_converted(SparseStorage s, TypeId type, Index first_en
 
 }  // namespace
 
-SparseStorage read_binary(const std::string& path, TypeId type) {
-  File f(path, "rb");
-  const Layout l = read_layout(f, path);
-  const Header& h = l.h;
+// Over a ByteSource, so that read_graph reads a binary stream (a pipe, gzip) as it
+// detected it. A file's size is checked against the header before anything is
+// allocated; a stream's is not known, so its bytes are gathered as they arrive (never
+// more than the header announces, plus one to see trailing bytes) and checked the same way.
+SparseStorage read_binary_from(ByteSource& src, TypeId type) {
+  const std::string& path = src.path();
+  auto read_fully = [&](void* p, std::size_t n) {
+    std::size_t got = 0;
+    while (got < n) {
+      const std::size_t k = src.read(static_cast<char*>(p) + got, n - got);
+      if (k == 0) break;
+      got += k;
+    }
+    return got;
+  };
+  Header h{};
+  if (read_fully(&h, sizeof h) != sizeof h) throw bad_file(path, kShortHeader);
+  const Layout l = layout_of(h, path);
+  const std::uint64_t payload = total_bytes(l) - sizeof h;
+  const bool gather = src.is_stream() || src.compressed();
+  std::vector<unsigned char> gathered;  // a stream's payload
+  std::size_t gathered_pos = 0;
+  if (gather) {
+    // Grown 64 MiB at a time, so memory follows the bytes that arrived, not the header's claim.
+    constexpr std::size_t kStep = std::size_t{64} << 20;
+    while (gathered.size() <= payload) {
+      const std::size_t have = gathered.size();
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(payload + 1 - have, kStep));
+      gathered.resize(have + want);
+      const std::size_t got = read_fully(gathered.data() + have, want);
+      gathered.resize(have + got);
+      if (got < want) break;
+    }
+    check_size(l, sizeof h + gathered.size(), path);
+  } else {
+    check_size(l, src.file_bytes(), path);
+  }
   SparseStorage s;
   s.nrows = h.nrows;
   s.ncols = h.ncols;
@@ -269,17 +320,30 @@ SparseStorage read_binary(const std::string& path, TypeId type) {
   s.values = RawBuffer(l.vals_bytes, Device::cpu());
   std::uint32_t crc = crc_update(static_cast<std::uint32_t>(crc32(0, Z_NULL, 0)), &h, sizeof h);
   auto get = [&](void* p, std::size_t n) {
-    read_exactly(f, path, p, n);
+    if (gather) {
+      if (n) std::memcpy(p, gathered.data() + gathered_pos, n);
+      gathered_pos += n;
+    } else if (read_fully(p, n) != n) {
+      throw bad_file(path, "truncated while reading");  // the size was checked: the file changed under the reader
+    }
     crc = crc_update(crc, p, n);
   };
   get(s.row_offsets.data(), l.offsets_bytes);
   get(s.col_indices.data(), l.cols_bytes);
   get(s.values.data(), l.vals_bytes);
   std::uint32_t stored_crc = 0;
-  if (std::fread(&stored_crc, 1, sizeof stored_crc, f.get()) != sizeof stored_crc)
+  if (gather) {
+    std::memcpy(&stored_crc, gathered.data() + gathered_pos, sizeof stored_crc);
+  } else if (read_fully(&stored_crc, sizeof stored_crc) != sizeof stored_crc) {
     throw bad_file(path, "truncated before the checksum");
+  }
   if (stored_crc != crc) throw bad_file(path, "checksum mismatch: the file is corrupted");
   return checked_and_converted(std::move(s), type, 0, path);
+}
+
+SparseStorage read_binary(const std::string& path, TypeId type) {
+  ByteSource src(path);
+  return read_binary_from(src, type);
 }
 
 SparseStorage read_binary_rows(const std::string& path, TypeId type, Index begin, Index end,

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -47,6 +48,21 @@ struct DimensionPolicy {
   static constexpr Index kFloor = Index{1} << 24;
   static constexpr Index kPerEntry = 16;
 };
+// A byte count for a message, in the largest binary unit that keeps it at least 1.
+inline std::string byte_count(std::uint64_t bytes) {
+  static constexpr const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  std::uint64_t whole = bytes;
+  while (whole >= 1024 && u < 4) {
+    whole /= 1024;
+    ++u;
+  }
+  if (u == 0) return std::to_string(bytes) + " bytes";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f %s", static_cast<double>(bytes) / static_cast<double>(std::uint64_t{1} << (10 * u)), units[u]);
+  return buf;
+}
+
 inline void check_dimension_limit(const std::string& path, Index nrows, Index ncols, std::size_t entries, Index limit) {
   const Index automatic = std::max<Index>(DimensionPolicy::kFloor, DimensionPolicy::kPerEntry * static_cast<Index>(entries));
   const Index allowed = limit > 0 ? limit : automatic;
@@ -56,9 +72,8 @@ inline void check_dimension_limit(const std::string& path, Index nrows, Index nc
                    std::to_string(nrows) + " x " + std::to_string(ncols) + " for " + std::to_string(entries) +
                        " entries exceeds the dimension limit " + std::to_string(allowed) +
                        (limit > 0 ? " (ReadOptions::max_dimension)" : " (automatic: max(2^24, 16 x entries))") +
-                       "; the row offsets alone would take " + std::to_string((nrows + 1) * 8 / (1 << 20)) +
-                       " MiB. If the graph really is this sparse, raise ReadOptions::max_dimension "
-                       "(geblas --max-dimension)");
+                       "; the row offsets alone would take " + byte_count(static_cast<std::uint64_t>(nrows + 1) * 8) +
+                       ". If the graph really is this sparse, raise ReadOptions::max_dimension");
 }
 
 // `on_duplicate(row, col)` is called (and must throw) when (row, col) occurs twice and

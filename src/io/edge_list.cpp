@@ -3,10 +3,13 @@
 // gzip, 0- or 1-based ids, directed or undirected. Entries become the same file-order
 // chunks the Matrix Market reader fills, so duplicates, zeros and CSR assembly follow
 // one code path (csr_assembly.hpp). Also: telling a file's format by content and name,
-// and reading standard input ("-") through a spooled copy so no byte is lost to sniffing.
+// and read_graph, which opens its input (a file, a stream, or standard input for "-")
+// once, detects the format on a peeked prefix and hands the same source to the reader.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #include "io/csr_assembly.hpp"
 #include "io/line_reader.hpp"
 #include "io/narrow_16bit.hpp"
+#include "io/readers.hpp"
 #include "io/text_numbers.hpp"
 
 namespace geblas::io {
@@ -73,6 +77,28 @@ bool is_integer_token(std::string_view tok) {
   return parse_int64(tok, v, overflow) || overflow;
 }
 
+bool is_number_token(std::string_view tok) {
+  tok = strip_plus(tok);
+  double d = 0;
+  const auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+  return !tok.empty() && ptr == tok.data() + tok.size() && ec != std::errc::invalid_argument;
+}
+
+// The header rule (docs/FORMATS.md): the first line that is not a comment is a header
+// only when it cannot be data: every field holds an ASCII letter and none is a number.
+// "source,target,weight" is one; "1.5 2", "x1 2" and a line of full-width digits are
+// data, and fail as data with their line named, never skipped.
+bool is_header(const std::string_view* f, int k) {
+  if (k < 1) return false;
+  for (int i = 0; i < k; ++i) {
+    if (is_number_token(f[i])) return false;
+    bool letter = false;
+    for (char ch : f[i]) letter |= (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+    if (!letter) return false;
+  }
+  return true;
+}
+
 // A vertex id as written, checked against the base and the dimension limit, 0-based.
 Index parse_vertex(std::string_view tok, int base, const char* what, const Where& w) {
   if (tok.empty()) fail(w, std::string("missing ") + what);
@@ -93,10 +119,10 @@ Index parse_vertex(std::string_view tok, int base, const char* what, const Where
 
 const char* kind_name(char delimiter) { return delimiter ? "CSV edge list" : "edge list"; }
 
-// Walks the edge lines of a file: calls on_edge(i, j, value_token, where) for each.
+// Walks the edge lines of a source: calls on_edge(i, j, value_token, where) for each.
 template <class OnEdge>
-void for_each_edge(const std::string& path, const ReadOptions& options, char delimiter, OnEdge&& on_edge) {
-  ByteSource src(path);
+void for_each_edge(ByteSource& src, const ReadOptions& options, char delimiter, OnEdge&& on_edge) {
+  const std::string& path = src.path();
   LineReader lines(src);
   std::string_view line;
   int fields_per_line = 0;
@@ -106,12 +132,12 @@ void for_each_edge(const std::string& path, const ReadOptions& options, char del
     src.line_hint = lines.line_number();
     if (comment_or_blank(line)) continue;
     const Where w{path, lines.line_number()};
+    check_line_ends(line, w);
     std::string_view f[4];
     const int k = split_fields(line, delimiter, f);
     if (first_data_line) {
       first_data_line = false;
-      // A header row ("source,target,weight"): its first field is not a number.
-      if (k >= 1 && !is_integer_token(f[0]) && !f[0].empty()) continue;
+      if (is_header(f, k)) continue;
     }
     if (k < 2 || k > 3)
       fail(w, std::to_string(k) + (k == 4 ? " or more" : "") + " fields; a " + kind_name(delimiter) +
@@ -129,33 +155,39 @@ void for_each_edge(const std::string& path, const ReadOptions& options, char del
   }
 }
 
-// Names the two lines that give edge (r, c) (0-based, after mirroring). Error path only.
-[[noreturn]] void report_edge_duplicate(const std::string& path, const ReadOptions& options, char delimiter, Index r,
+// Reads the source again to name the two lines that give edge (r, c) (0-based, after
+// mirroring). Error path only; a stream cannot be read again, so its message names the
+// edge only.
+[[noreturn]] void report_edge_duplicate(ByteSource& src, const ReadOptions& options, char delimiter, Index r,
                                         Index c) {
   long long first = 0;
   const std::string edge = "(" + std::to_string(r + options.base) + ", " + std::to_string(c + options.base) + ")";
-  for_each_edge(path, options, delimiter, [&](Index i, Index j, std::string_view, const Where& w) {
+  const std::string remedy = "; choose how to combine duplicates (ReadOptions::duplicates)";
+  const std::string both = options.undirected ? " (counting both directions)" : "";
+  if (!src.rewind())
+    throw ParseError(src.path(), 0,
+                     "duplicate edge " + edge + both + remedy + " (a stream cannot be read again to name its lines)");
+  for_each_edge(src, options, delimiter, [&](Index i, Index j, std::string_view, const Where& w) {
     if ((i == r && j == c) || (options.undirected && i == c && j == r)) {
       if (first == 0) {
         first = w.line;
         return;
       }
-      fail(w, "duplicate edge " + edge + (options.undirected ? " (counting both directions)" : "") +
-                  ": already given on line " + std::to_string(first) +
-                  "; choose how to combine duplicates (ReadOptions::duplicates, geblas --duplicates)");
+      fail(w, "duplicate edge " + edge + both + ": already given on line " + std::to_string(first) + remedy);
     }
   });
-  throw ParseError(path, first, "duplicate edge " + edge);
+  throw ParseError(src.path(), first, "duplicate edge " + edge);
 }
 
 template <class T>
-SparseStorage read_edges_as(const std::string& path, const ReadOptions& options, char delimiter) {
+SparseStorage read_edges_as(ByteSource& src, const ReadOptions& options, char delimiter) {
+  const std::string& path = src.path();
   if (options.base != 0 && options.base != 1)
     throw InvalidValue("ReadOptions::base must be 0 or 1, not " + std::to_string(options.base));
   Coo<T> coo(1);
   CooChunk<T>& c = coo.front();
   Index n = 0;
-  for_each_edge(path, options, delimiter, [&](Index i, Index j, std::string_view value, const Where& w) {
+  for_each_edge(src, options, delimiter, [&](Index i, Index j, std::string_view value, const Where& w) {
     Stored<T> v = Stored<T>(1);
     if (!value.empty()) {
       v = static_cast<Stored<T>>(parse_value<T>(value, false, w));
@@ -172,7 +204,7 @@ SparseStorage read_edges_as(const std::string& path, const ReadOptions& options,
   });
   check_dimension_limit(path, n, n, c.rows.size(), options.max_dimension);
   return assemble_csr<T>(n, n, coo, options.duplicates, options.drop_zeros,
-                         [&](Index r, Index col) { report_edge_duplicate(path, options, delimiter, r, col); });
+                         [&](Index r, Index col) { report_edge_duplicate(src, options, delimiter, r, col); });
 }
 
 std::string lower(std::string s) {
@@ -180,83 +212,30 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A copy of standard input in a temporary file (removed on destruction), so that format
-// detection can look at the first bytes and the reader still sees every byte.
-class StdinSpool {
- public:
-  StdinSpool() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/geblas-stdin-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    const int fd = ::mkstemp(buf.data());
-    if (fd < 0) throw IoError("cannot spool standard input: cannot create a file in '" + std::string(tmp ? tmp : "/tmp") + "': " + std::strerror(errno));
-    path_.assign(buf.data());
-    std::vector<char> block(std::size_t{1} << 20);
-    for (;;) {
-      const ssize_t got = ::read(STDIN_FILENO, block.data(), block.size());
-      if (got == 0) break;
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        const int e = errno;
-        ::close(fd);
-        ::unlink(path_.c_str());
-        throw IoError(std::string("error reading standard input: ") + std::strerror(e));
-      }
-      for (ssize_t done = 0; done < got;) {
-        const ssize_t put = ::write(fd, block.data() + done, static_cast<std::size_t>(got - done));
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) {
-          const int e = errno;
-          ::close(fd);
-          ::unlink(path_.c_str());
-          throw IoError("cannot spool standard input to '" + path_ + "': " + std::strerror(e));
-        }
-        done += put;
-      }
-    }
-    ::close(fd);
-  }
-  ~StdinSpool() { ::unlink(path_.c_str()); }
-  StdinSpool(const StdinSpool&) = delete;
-  StdinSpool& operator=(const StdinSpool&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
-SparseStorage read_edge_list(const std::string& path, TypeId type, const ReadOptions& options, char delimiter) {
+SparseStorage read_edge_list_from(ByteSource& src, TypeId type, const ReadOptions& options, char delimiter) {
   if (is_16bit_float(type)) {
-    SparseStorage s = read_edges_as<double>(path, options, delimiter);
-    s.values = narrow_to_16bit(path, s.values, s.nvals, type, [&](Index k) { return "entry " + std::to_string(k); });
+    SparseStorage s = read_edges_as<double>(src, options, delimiter);
+    s.values = narrow_to_16bit(src.path(), s.values, s.nvals, type, [&](Index k) { return "entry " + std::to_string(k); });
     s.type = type;
     return s;
   }
-  return visit_type(type, [&]<class T>() { return read_edges_as<T>(path, options, delimiter); });
+  return visit_type(type, [&]<class T>() { return read_edges_as<T>(src, options, delimiter); });
 }
 
-Format detect_format_of(const std::string& path, const std::string& shown_name) {
-  std::string head;
-  bool compressed = false;
-  {
-    ByteSource src(path);
-    compressed = src.compressed();
-    head.resize(64 * 1024);
-    std::size_t got = 0;
-    try {
-      while (got < head.size()) {
-        const std::size_t k = src.read(head.data() + got, head.size() - got);
-        if (k == 0) break;
-        got += k;
-      }
-    } catch (const ParseError&) {
-      // A broken gzip stream: the chosen reader reports it at its line.
-    }
-    head.resize(got);
-  }
+SparseStorage read_edge_list(const std::string& path, TypeId type, const ReadOptions& options, char delimiter) {
+  ByteSource src(path);
+  return read_edge_list_from(src, type, options, delimiter);
+}
+
+// Format detection looks at this many (decompressed) bytes; the reader then consumes them.
+constexpr std::size_t kDetectBytes = 64 * 1024;
+
+Format detect_format_from(ByteSource& src, const std::string& shown_name) {
+  const bool compressed = src.compressed();
+  std::string_view head = src.peek(kDetectBytes);
+  if (head.starts_with(kUtf8Bom)) head.remove_prefix(kUtf8Bom.size());
   if (head.starts_with("GEBLASSM")) return Format::binary;
   if (head.starts_with("%%")) return Format::matrix_market;
   // By name (".gz" stripped) when the content has no magic.
@@ -275,11 +254,15 @@ Format detect_format_of(const std::string& path, const std::string& shown_name) 
   const bool binary_bytes = head.find('\0') != std::string::npos;
   while (!binary_bytes && p < head.size()) {
     const std::size_t nl = head.find('\n', p);
-    if (nl == std::string::npos && head.size() == 64 * 1024) break;  // a line longer than we looked at
+    if (nl == std::string::npos && head.size() >= kDetectBytes - kUtf8Bom.size()) break;  // a line longer than we looked at
     std::string_view line(head.data() + p, (nl == std::string::npos ? head.size() : nl) - p);
     ++line_no;
     p = nl == std::string::npos ? head.size() : nl + 1;
     if (comment_or_blank(line)) continue;
+    if (line.find('\r') != line.npos) {
+      why = "line " + std::to_string(line_no) + " holds a carriage return: CR-only line ends";
+      break;
+    }
     std::string_view f[4];
     const bool has_comma = line.find(',') != line.npos;
     const int k = split_fields(line, has_comma ? ',' : 0, f);
@@ -288,7 +271,7 @@ Format detect_format_of(const std::string& path, const std::string& shown_name) 
       if (is_integer_token(f[0]) && is_integer_token(f[1])) return has_comma ? Format::csv : Format::edge_list;
       if (!why.empty()) break;
       why = "line " + std::to_string(line_no) + " " + quoted(line) + " is no edge";
-      continue;  // perhaps a header: look at the next line
+      continue;  // a header, or one bad line: the next line decides (the reader names a bad one)
     }
     why = "line " + std::to_string(line_no) + " " + quoted(line) + " is not 'source target [weight]'";
     break;
@@ -298,47 +281,32 @@ Format detect_format_of(const std::string& path, const std::string& shown_name) 
   throw ParseError(shown_name, 0,
                    std::string("cannot tell the format") + (compressed ? " (after gzip decompression)" : "") +
                        ": tried geblas binary (no GEBLASSM magic), Matrix Market (no %%MatrixMarket banner), "
-                       "whitespace and CSV edge lists (" + why + "); name it with --format (mtx, binary, edges, csv) "
-                       "or Format");
-}
-
-// The readers above name `path` in their errors; for a spooled stdin the user's name is "-".
-template <class F>
-auto renaming_errors(const std::string& shown, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const ParseError& e) {
-    if (e.file() == shown) throw;
-    throw ParseError(shown, e.line(), e.reason());
-  }
+                       "whitespace and CSV edge lists (" + why + "); name the format with a geblas::io::Format");
 }
 
 SparseStorage read_graph(const std::string& path, TypeId type, const ReadOptions& options, Format format) {
-  std::unique_ptr<StdinSpool> spool;
-  std::string real = path;
-  const std::string shown = path == "-" ? std::string("<stdin>") : path;
-  if (path == "-") {
-    spool = std::make_unique<StdinSpool>();
-    real = spool->path();
+  std::unique_ptr<ByteSource> src =
+      path == "-" ? std::make_unique<ByteSource>(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0), "<stdin>")
+                  : std::make_unique<ByteSource>(path);
+  const Format f = format == Format::automatic ? detect_format_from(*src, src->path()) : format;
+  switch (f) {
+    case Format::matrix_market: return read_matrix_market_from(*src, type, options);
+    // The binary format's size is checked against the file before allocating, so its
+    // memory is bounded by the file's size and needs no dimension limit.
+    case Format::binary: return read_binary_from(*src, type);
+    case Format::edge_list: return read_edge_list_from(*src, type, options, 0);
+    case Format::csv: return read_edge_list_from(*src, type, options, ',');
+    case Format::automatic: break;
   }
-  return renaming_errors(shown, [&]() -> SparseStorage {
-    const Format f = format == Format::automatic ? detect_format_of(real, shown) : format;
-    switch (f) {
-      case Format::matrix_market: return read_matrix_market(real, type, options);
-      // The binary format's size is checked against the file before allocating, so its
-      // memory is bounded by the file's size and needs no dimension limit.
-      case Format::binary: return read_binary(real, type);
-      case Format::edge_list: return read_edge_list(real, type, options, 0);
-      case Format::csv: return read_edge_list(real, type, options, ',');
-      case Format::automatic: break;
-    }
-    throw InvalidValue("read_graph: no format");
-  });
+  throw InvalidValue("read_graph: no format");
 }
 
 }  // namespace detail
 
-Format detect_format(const std::string& path) { return detail::detect_format_of(path, path); }
+Format detect_format(const std::string& path) {
+  detail::ByteSource src(path);
+  return detail::detect_format_from(src, path);
+}
 
 const char* to_string(Format f) {
   switch (f) {

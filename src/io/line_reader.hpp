@@ -29,7 +29,15 @@ class LineReader {
         buf_(new char[cap_]) {}
 
   // The next line without its '\n' (and without a trailing '\r'); false at the end.
+  // A UTF-8 byte-order mark at the start of the first line is dropped.
   bool next(std::string_view& line) {
+    if (!next_raw(line)) return false;
+    if (line_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+    return true;
+  }
+
+ private:
+  bool next_raw(std::string_view& line) {
     for (;;) {
       const char* p = buf_.get() + pos_;
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end_ - pos_));
@@ -54,6 +62,8 @@ class LineReader {
     }
   }
 
+
+ public:
   // The next run of whole lines (ending with '\n', or at the end of the input), about a
   // buffer's worth, for parsers that split it among threads; false at the end. Lines
   // handed out so far are counted, so line_number() stays the last line of the block.

@@ -43,6 +43,7 @@ MmHeader read_mm_header(LineReader& lines, bool entries_may_repeat) {
     const std::string_view first = t.next();
     if (lower(first) != "%%matrixmarket")
       fail(w, "missing banner: the first line must start with %%MatrixMarket, found " + quoted(line));
+    check_line_ends(line, w);
     const std::string object = lower(t.next());
     const std::string format = lower(t.next());
     const std::string field = lower(t.next());
@@ -79,6 +80,7 @@ MmHeader read_mm_header(LineReader& lines, bool entries_may_repeat) {
     break;
   }
   const Where w{path, lines.line_number()};
+  check_line_ends(line, w);
   Tokens t(line);
   h.nrows = size_number(t.next(), "number of rows", max_dimension, w);
   h.ncols = size_number(t.next(), "number of columns", max_dimension, w);

@@ -12,6 +12,7 @@
 #include "io/csr_assembly.hpp"
 #include "io/mm_header.hpp"
 #include "io/narrow_16bit.hpp"
+#include "io/readers.hpp"
 #include "io/text_numbers.hpp"
 
 namespace geblas::io::detail {
@@ -24,6 +25,8 @@ using geblas::detail::SparseStorage;
 // Entries a file of `bytes` (decompressed) could hold: a coordinate line is at least
 // "i j\n" (4 bytes), an array line at least "v\n" (2 bytes).
 std::size_t reserve_bound(const ByteSource& src, Index wanted, std::size_t min_line_bytes) {
+  // A stream's size is unknown: its vector grows with what actually arrives.
+  if (src.is_stream()) return static_cast<std::size_t>(std::min<Index>(wanted, Index{1} << 16));
   const std::uint64_t by_size = src.max_content_bytes() / min_line_bytes;
   return static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(wanted), by_size));
 }
@@ -218,10 +221,15 @@ std::size_t read_coordinate(LineReader& lines, const MmHeader& h, Coo<T>& coo, c
   return total;
 }
 
-// Rereads the file to name the two lines that give entry (r, c) (0-based, after
+// Reads the source again to name the two lines that give entry (r, c) (0-based, after
 // mirroring): only reached on the error path, so the common path stores no line numbers.
-[[noreturn]] void report_duplicate(const std::string& path, Index r, Index c) {
-  ByteSource src(path);
+// A stream cannot be read again; its message names the entry only.
+[[noreturn]] void report_duplicate(ByteSource& src, Index r, Index c) {
+  const std::string& path = src.path();
+  const std::string entry = "duplicate entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")";
+  const std::string remedy = "; choose how to combine duplicates (ReadOptions::duplicates)";
+  if (!src.rewind())
+    throw ParseError(path, 0, entry + remedy + " (a stream cannot be read again to name its lines)");
   LineReader lines(src);
   const MmHeader h = read_mm_header(lines, true);
   const bool mirror = h.symmetry != MmSymmetry::general;
@@ -238,12 +246,11 @@ std::size_t read_coordinate(LineReader& lines, const MmHeader& h, Coo<T>& coo, c
         first = w.line;
         continue;
       }
-      fail(w, "duplicate entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")" +
-                  (mirror ? " (counting mirrored entries)" : "") + ": already given on line " + std::to_string(first) +
-                  "; pass ReadOptions::duplicates to combine duplicates");
+      fail(w, entry + (mirror ? " (counting mirrored entries)" : "") + ": already given on line " +
+                  std::to_string(first) + remedy);
     }
   }
-  throw ParseError(path, first, "duplicate entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")");
+  throw ParseError(path, first, entry);
 }
 
 // The values of an array file in file order (column-major over the stored triangle).
@@ -357,8 +364,8 @@ SparseStorage csr_rows(const SparseStorage& A, Index begin, Index end) {
 // keeps only its own entries in memory, except for array files (dense by nature), which
 // are read whole and cut.
 template <class T>
-SparseStorage read_sparse(const std::string& path, const ReadOptions& options, RowRange* range = nullptr) {
-  ByteSource src(path);
+SparseStorage read_sparse(ByteSource& src, const ReadOptions& options, RowRange* range = nullptr) {
+  const std::string& path = src.path();
   LineReader lines(src);
   const MmHeader h = read_mm_header(lines, options.duplicates.op.has_value());
   if (range) {
@@ -382,7 +389,7 @@ SparseStorage read_sparse(const std::string& path, const ReadOptions& options, R
   check_dimension_limit(path, h.nrows, h.ncols, entries, options.max_dimension);
   const Index first = range ? range->begin : 0;
   return assemble_csr<T>(range ? range->end - range->begin : h.nrows, h.ncols, coo, options.duplicates,
-                         options.drop_zeros, [&](Index r, Index c) { report_duplicate(path, r + first, c); });
+                         options.drop_zeros, [&](Index r, Index c) { report_duplicate(src, r + first, c); });
 }
 
 template <class T>
@@ -395,7 +402,7 @@ DenseStorage read_dense(const std::string& path) {
   Coo<T> coo;
   read_coordinate<T>(lines, h, coo);
   const SparseStorage s = assemble_csr<T>(h.nrows, h.ncols, coo, Duplicates{}, false,
-                                          [&](Index r, Index c) { report_duplicate(path, r, c); });
+                                          [&](Index r, Index c) { report_duplicate(src, r, c); });
   DenseStorage d = geblas::detail::make_dense(h.nrows, h.ncols, Layout::row_major, type_id<T>, Device::cpu());
   T* out = d.data.as<T>();
   std::fill(out, out + h.nrows * h.ncols, T(0));
@@ -410,19 +417,24 @@ DenseStorage read_dense(const std::string& path) {
 }  // namespace
 
 // 16-bit types are read as float64 (duplicates combined there) and rounded once.
-geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId type, const ReadOptions& options) {
+geblas::detail::SparseStorage read_matrix_market_from(ByteSource& src, TypeId type, const ReadOptions& options) {
   if (is_16bit_float(type)) {
-    SparseStorage s = read_sparse<double>(path, options);
+    SparseStorage s = read_sparse<double>(src, options);
     const Index* ro = s.row_offsets.as<Index>();
     const ColIndex* ci = s.col_indices.as<ColIndex>();
-    s.values = narrow_to_16bit(path, s.values, s.nvals, type, [&](Index k) {
+    s.values = narrow_to_16bit(src.path(), s.values, s.nvals, type, [&](Index k) {
       const Index i = static_cast<Index>(std::upper_bound(ro, ro + s.nrows + 1, k) - ro) - 1;
       return "entry (" + std::to_string(i + 1) + ", " + std::to_string(ci[k] + 1) + ")";
     });
     s.type = type;
     return s;
   }
-  return visit_type(type, [&]<class T>() { return read_sparse<T>(path, options); });
+  return visit_type(type, [&]<class T>() { return read_sparse<T>(src, options); });
+}
+
+geblas::detail::SparseStorage read_matrix_market(const std::string& path, TypeId type, const ReadOptions& options) {
+  ByteSource src(path);
+  return read_matrix_market_from(src, type, options);
 }
 
 geblas::detail::SparseStorage read_matrix_market_rows(const std::string& path, TypeId type, const ReadOptions& options,
@@ -430,7 +442,8 @@ geblas::detail::SparseStorage read_matrix_market_rows(const std::string& path, T
   RowRange range{begin, end, row_counts};
   if (begin < 0 || (end >= 0 && end < begin)) bad_range(path, begin, end, -1);
   if (is_16bit_float(type)) {
-    SparseStorage s = read_sparse<double>(path, options, &range);
+    ByteSource src(path);
+    SparseStorage s = read_sparse<double>(src, options, &range);
     const Index* ro = s.row_offsets.as<Index>();
     const ColIndex* ci = s.col_indices.as<ColIndex>();
     s.values = narrow_to_16bit(path, s.values, s.nvals, type, [&](Index k) {
@@ -440,7 +453,8 @@ geblas::detail::SparseStorage read_matrix_market_rows(const std::string& path, T
     s.type = type;
     return s;
   }
-  return visit_type(type, [&]<class T>() { return read_sparse<T>(path, options, &range); });
+  ByteSource src(path);
+  return visit_type(type, [&]<class T>() { return read_sparse<T>(src, options, &range); });
 }
 
 geblas::detail::DenseStorage read_matrix_market_dense(const std::string& path, TypeId type) {

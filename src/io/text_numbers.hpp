@@ -26,18 +26,60 @@ struct Where {
 
 [[noreturn]] inline void fail(const Where& w, const std::string& reason) { throw ParseError(w.path, w.line, reason); }
 
+// Bytes as a message may show them: printable ASCII and well-formed UTF-8 as they are,
+// every other byte (NUL, control bytes, binary data) as \xNN, so that a message is never
+// cut at a NUL nor sends raw bytes to a terminal.
+inline std::string printable(std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;  // length of a well-formed UTF-8 sequence starting here (0: none)
+    if (c >= 0x20 && c < 0x7f) len = 1;
+    else if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) len = 3;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4;
+    for (std::size_t k = 1; k < len; ++k)
+      if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) len = 0;
+    if (len) {
+      out.append(s.substr(i, len));
+      i += len;
+      continue;
+    }
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+    ++i;
+  }
+  return out;
+}
+
 // A token quoted for a message, cut short when it is long.
 inline std::string quoted(std::string_view tok) {
   std::string out;
   out.reserve(48);
   out.push_back('\'');
-  out.append(tok.substr(0, 40));
+  out.append(printable(tok.substr(0, 40)));
   if (tok.size() > 40) out.append("...");
   out.push_back('\'');
   return out;
 }
 
+// A UTF-8 byte-order mark: some editors write it at the start of a text file. The text
+// readers skip it there (it is no data); anywhere else it is an ordinary byte.
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+// A carriage return inside a line (the line reader drops one before '\n') means the
+// file ends its lines with CR alone, so that the whole file reads as one line: said so,
+// rather than reported as a line with too many fields.
+inline void check_line_ends(std::string_view line, const Where& w) {
+  if (line.find('\r') != line.npos)
+    fail(w, "a carriage return inside the line: the file ends its lines with CR alone (classic Mac); convert "
+            "them to LF, e.g. tr '\\r' '\\n'");
+}
 
 // Splits a line into blank-separated tokens, one at a time.
 struct Tokens {

@@ -151,7 +151,7 @@ TEST_CASE("formats are told by content, then name; unknown content names every f
     } catch (const ParseError& e) {
       const std::string why = e.reason();
       CHECK(e.file() == p);
-      for (const char* tried : {"geblas binary", "Matrix Market", "edge lists", "--format"})
+      for (const char* tried : {"geblas binary", "Matrix Market", "edge lists", "geblas::io::Format"})
         CHECK(why.find(tried) != std::string::npos);
     }
   }
@@ -181,7 +181,7 @@ TEST_CASE("standard input loses no byte to format detection", "[io][edges][stdin
   }
   const auto E = with_stdin(dir.write("e.txt", "0 1\n1 2\n"), [] { return io::read_graph<double>("-"); });
   CHECK(entries_of(E) == Entries{{{0, 1}, 1}, {{1, 2}, 1}});
-  // Errors name "<stdin>", not the temporary copy.
+  // Errors name "<stdin>".
   const auto bad = dir.write("bad.txt", "0 1\n1 x\n");
   try {
     with_stdin(bad, [] { return io::read_graph<double>("-"); });
@@ -210,4 +210,33 @@ TEST_CASE("a tiny file declaring huge dimensions is refused at once", "[io][limi
   CHECK(io::read_edge_list<double>(dir.file("five.txt"), o).nrows() == 5);
   // Up to 2^24 vertices pass whatever the entry count.
   CHECK(io::read_edge_list<double>(dir.write("big.txt", "0 16777215\n")).nrows() == 16777216);
+}
+
+TEST_CASE("a first line is a header only when it cannot be data", "[io][edges][header]") {
+  test::TempDir dir;
+  // Headers: every field has a letter and none is a number.
+  for (const std::string& text : {std::string("src dst\n0 1\n1 2\n"), std::string("source target weight\n0 1 1\n1 2 1\n"),
+                                  std::string("# comment\nnode1 node2\n0 1\n1 2\n")}) {
+    INFO(text);
+    CHECK(entries_of(io::read_edge_list<double>(dir.write("h.txt", text))) == Entries{{{0, 1}, 1}, {{1, 2}, 1}});
+    CHECK(entries_of(io::read_graph<double>(dir.write("h.dat", text))) == Entries{{{0, 1}, 1}, {{1, 2}, 1}});
+  }
+  CHECK(entries_of(io::read_edge_list<double>(dir.write("h.csv", "from_id,to_id\n0,1\n1,2\n"), {}, ',')) ==
+        Entries{{{0, 1}, 1}, {{1, 2}, 1}});
+  // Data-looking first lines are data: an error naming line 1, never a skipped edge.
+  struct Case {
+    std::string text, part;
+    char delimiter;
+  };
+  for (const Case& c : std::vector<Case>{{"1.5 2\n1 2\n2 0\n", "'1.5' is not an integer", 0},
+                                         {"x1 2\n1 2\n2 0\n", "'x1' is not an integer", 0},
+                                         {"\xEF\xBC\x91 2\n1 2\n2 0\n", "is not an integer", 0},
+                                         {"1e3,2\n1,2\n", "'1e3' is not an integer", ','},
+                                         {"inf 2\n1 2\n", "'inf' is not an integer", 0},
+                                         {"a 1\n", "'a' is not an integer", 0}}) {
+    INFO(c.text);
+    const auto p = dir.write(c.delimiter ? "d.csv" : "d.txt", c.text);
+    check_error([&] { (void)io::read_edge_list<double>(p, {}, c.delimiter); }, p, 1, c.part);
+    check_error([&] { (void)io::read_graph<double>(p); }, p, 1, c.part);
+  }
 }

@@ -304,6 +304,38 @@ TEST_CASE("parse_cli accepts the documented forms and rejects the rest", "[tool]
   }
 }
 
+TEST_CASE("parse_cli names an unknown command, a repeated option and a bad byte count", "[tool][cli]") {
+  using namespace geblas::cli;
+  auto message = [](std::vector<const char*> v) -> std::string {
+    v.insert(v.begin(), "geblas");
+    try {
+      (void)parse_cli(static_cast<int>(v.size()), v.data());
+    } catch (const CliError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  CHECK(message({"frobnicate", "karate.mtx.gz"}) ==
+        "unknown command 'frobnicate' (commands: info, pagerank, sssp, bfs, cc, tc, spmm, convert, help)");
+  CHECK(message({"pagerank", "g", "--top", "3", "--top=4"}) == "option --top is given twice; give each option once");
+  CHECK(message({"info", "g", "--undirected", "--undirected"}) == "option --undirected is given twice; give each option once");
+  CHECK(message({"info", "g", "--stream-limit", "12Q"}) ==
+        "option --stream-limit: '12Q' is not a positive byte count (e.g. 4096, 64K, 512M, 16G)");
+  CHECK(message({"info", "g", "--stream-limit", "0"}).find("is not a positive byte count") != std::string::npos);
+  CHECK(message({"info", "g", "--stream-limit", "99999999999T"}).find("is too large") != std::string::npos);
+  auto limit = [](const char* v) {
+    std::vector<const char*> a = {"geblas", "info", "g", "--stream-limit", v};
+    return parse_cli(static_cast<int>(a.size()), a.data()).stream_limit;
+  };
+  CHECK(limit("4096") == 4096);
+  CHECK(limit("64K") == 64u << 10);
+  CHECK(limit("512m") == 512u << 20);
+  CHECK(limit("16G") == std::uint64_t{16} << 30);
+  CHECK(limit("1T") == std::uint64_t{1} << 40);
+  std::vector<const char*> plain = {"geblas", "info", "g"};
+  CHECK(parse_cli(3, plain.data()).stream_limit == 0);
+}
+
 namespace {
 
 // Bellman-Ford on the edge list: the oracle for --weights signed (Dijkstra needs >= 0).

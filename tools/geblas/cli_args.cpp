@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "geblas/io_process.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/version.hpp"
 
@@ -68,11 +70,43 @@ std::string parse_device(std::string_view v) {
   throw CliError("option --device: '" + std::string(v) + "' is not cpu, cuda or cuda:<index>");
 }
 
+// A byte count with an optional binary suffix: 4096, 64K, 512M, 16G, 1T.
+std::uint64_t parse_bytes(std::string_view name, std::string_view v) {
+  static constexpr std::string_view suffixes = "KMGT";
+  int shift = 0;
+  std::string_view digits = v;
+  if (!v.empty()) {
+    const std::size_t s = suffixes.find(static_cast<char>(std::toupper(static_cast<unsigned char>(v.back()))));
+    if (s != std::string_view::npos) {
+      shift = 10 * static_cast<int>(s + 1);
+      digits.remove_suffix(1);
+    }
+  }
+  std::uint64_t x = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || x == 0)
+    throw CliError("option --" + std::string(name) + ": '" + std::string(v) +
+                   "' is not a positive byte count (e.g. 4096, 64K, 512M, 16G)");
+  if (x > (std::numeric_limits<std::uint64_t>::max() >> shift))
+    throw CliError("option --" + std::string(name) + ": '" + std::string(v) + "' is too large");
+  return x << shift;
+}
+
+std::string size_text(std::uint64_t bytes) {
+  static constexpr const char* units[] = {"", "K", "M", "G", "T"};
+  int u = 0;
+  while (u < 4 && bytes % 1024 == 0 && bytes >= 1024) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + units[u];
+}
+
 // Option values as typed; converted and checked after CLI11 has split the line.
 struct Raw {
   std::string threads, top = "10", n = "64", repeat = "10", sources, damping = "0.85", tolerance = "1e-6",
                        max_iterations = "100", type = "double", weights = "abs", format = "auto",
-                       duplicates = "error", base = "0", max_dimension, device;
+                       duplicates = "error", base = "0", max_dimension, device, stream_limit;
   bool no_progress = false;
 };
 
@@ -89,6 +123,28 @@ Command command_named(std::string_view s) {
   return Command::convert;
 }
 
+// Said before CLI11 parses, whose own words for these ("The following arguments were
+// not expected", "At Most 1 required but received 2") do not name the mistake.
+void check_command_and_repeats(int argc, const char* const* argv) {
+  const std::string_view first = argv[1];
+  if (!first.starts_with('-') && first != "help" &&
+      std::find(std::begin(kCommands), std::end(kCommands), first) == std::end(kCommands)) {
+    std::string list;
+    for (const char* c : kCommands) list += std::string(list.empty() ? "" : ", ") + c;
+    throw CliError("unknown command '" + std::string(first) + "' (commands: " + list + ", help)");
+  }
+  std::vector<std::string_view> seen;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") break;
+    if (!a.starts_with("--")) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(seen.begin(), seen.end(), a) != seen.end())
+      throw CliError("option " + std::string(a) + " is given twice; give each option once");
+    seen.push_back(a);
+  }
+}
+
 const char* kDescription =
     "geblas: graph algorithms and sparse products on graph files, on the GPU when there is one.\n"
     "Graphs: Matrix Market (.mtx, .mtx.gz), geblas binary, whitespace (SNAP) or CSV edge lists;\n"
@@ -103,6 +159,9 @@ void add_common(CLI::App* sub, CliArgs& a, Raw& r, bool computes) {
   sub->add_flag("--undirected", a.undirected, "edge lists: every line is an edge both ways");
   sub->add_option("--max-dimension", r.max_dimension,
                   "largest vertex count accepted (default: automatic, max(2^24, 16 x entries))")->type_name("N");
+  sub->add_option("--stream-limit", r.stream_limit,
+                  "most bytes read from a pipe, FIFO, socket, device or standard input, e.g. 16G (default " +
+                      size_text(geblas::io::default_max_stream_bytes) + ")")->type_name("BYTES");
   sub->add_option("--threads", r.threads, "CPU threads (default: all cores)")->type_name("N");
   sub->add_flag("--no-progress", r.no_progress, "no progress bar (it is shown only when stderr is a terminal)");
   if (computes) {
@@ -224,6 +283,7 @@ CliArgs parse_cli(int argc, const char* const* argv) {
   for (int i = 0; i < argc; ++i)
     if (argv[i] == nullptr) throw CliError("argument " + std::to_string(i) + " is null");
   if (argc < 2) throw CliError("no command given");
+  check_command_and_repeats(argc, argv);
   Raw r;
   std::string help_topic;
   CLI::App app{"", "geblas"};
@@ -300,6 +360,7 @@ CliArgs parse_cli(int argc, const char* const* argv) {
     throw CliError("option --duplicates: '" + r.duplicates + "' is not error, sum, max, min or first");
   a.duplicates = r.duplicates;
   a.base = static_cast<int>(parse_int("base", r.base, 0, 1));
+  if (!r.stream_limit.empty()) a.stream_limit = parse_bytes("stream-limit", r.stream_limit);
   if (!r.max_dimension.empty())
     a.max_dimension = parse_int("max-dimension", r.max_dimension, 1, std::numeric_limits<std::int32_t>::max());
   if (given("--output") && a.output.empty()) throw CliError("option --output: empty file name");

@@ -50,6 +50,7 @@ struct CliArgs {
   int base = 0;                        // edge lists: ids start at 0 or 1
   bool undirected = false;             // edge lists: each line is an edge both ways
   std::int64_t max_dimension = 0;      // 0: the readers' automatic limit
+  std::uint64_t stream_limit = 0;      // bytes read from a pipe or standard input (0: the library's default)
 };
 
 // argv[0] is the program name. Throws CliError naming the offending argument.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "geblas/geblas.hpp"
+#include "geblas/io_process.hpp"
 #include "progress.hpp"
 
 namespace geblas::cli {
@@ -473,6 +474,7 @@ void run(const CliArgs& a) {
   if (!a.output.empty()) io::check_output_path(a.output, {a.input});
   if (a.command == Command::convert) io::check_output_path(a.convert_to, {a.input});
   g_report.clear();
+  io::set_max_stream_bytes(a.stream_limit);
   if (a.threads > 0) set_num_threads(a.threads);
   const Device dev = (a.command == Command::info || a.command == Command::convert) ? Device::cpu()
                                                                                   : choose_device(a.device);
