@@ -198,7 +198,7 @@ ArrayView view_of(py::handle obj, const std::string& what) {
     return view_capsule(obj, what);
   }
   if (py::hasattr(obj, "__dlpack__")) return view_dlpack(obj, what);
-  throw DomainMismatch("geblas: " + what + " must be a NumPy array or an object with __dlpack__ (got " +
+  throw InvalidValue("geblas: " + what + " must be a NumPy array or an object with __dlpack__ (got " +
                      std::string(py::str(py::type::handle_of(obj).attr("__name__"))) + ")");
 }
 

@@ -180,7 +180,6 @@ def test_non_integer_shapes_and_sources_are_refused():
     (lambda A: geblas.pagerank(A, seeds=5), "seeds"),
     (lambda A: geblas.connected_components("graph"), "A"),
     (lambda A: geblas.triangle_count(None), "A"),
-    (lambda A: geblas.mxm(A, None), "B"),
     (lambda A: geblas.mxv(A, np.ones(3, np.float32), semiring=None), "semiring"),
     (lambda A: geblas.extract(A, rows=[0.5]), "rows"),
     (lambda A: geblas.read_matrix_market(None), "path"),
@@ -196,6 +195,14 @@ def test_wrong_argument_types_raise_geblas_errors(call, name):
     assert isinstance(e.value, geblas.Error), f"{type(e.value).__name__}: {e.value}"
     assert "Unable to cast" not in str(e.value)
     assert name in str(e.value), str(e.value)
+
+
+def test_none_where_an_array_is_needed():
+    # An operand that is not an array keeps its ValueError (InvalidValue), naming it.
+    A = geblas.Matrix.from_coo([0], [1], [1.0], (3, 3))
+    with pytest.raises(ValueError) as e:
+        geblas.mxm(A, None)
+    assert isinstance(e.value, geblas.InvalidValue) and "B must be a NumPy array" in str(e.value)
 
 
 def test_read_matrix_market_none_opens_no_file(tmp_path, monkeypatch):
