@@ -113,7 +113,8 @@ def _named_type_errors(fn):
             for pname, ptype in params:
                 accepts, what = _SIGNATURE_TYPES.get(ptype, (None, None))
                 if pname in given and accepts is not None and not accepts(given[pname]):
-                    raise DomainMismatch(f"{name}: {pname} must be {what}, got {type(given[pname]).__name__}") from None
+                    got = type(given[pname]).__name__
+                    raise DomainMismatch(f"{name}: {pname} must be {what}, got {got}") from None
             raise DomainMismatch(f"{name}: the arguments do not fit its signature ({e})") from None
     return run
 
@@ -162,6 +163,7 @@ def _path_arg(path, what):
     if not isinstance(path, (str, _os.PathLike)):
         raise DomainMismatch(f"{what} must be a str or os.PathLike, got {type(path).__name__}")
     return _os.fsdecode(path)
+
 
 SEMIRINGS = ("plus_times", "max_times", "min_plus", "max_plus", "min_times", "max_min", "min_max",
              "lor_land", "plus_pair", "min_second", "any_second", "plus_second")
@@ -440,13 +442,14 @@ def locality_order(A):
 def read_matrix_market(path, dtype="float32", device="cpu", duplicates=None, drop_zeros=False):
     """A Matrix Market file (plain or .gz) as a geblas.Matrix. duplicates: None (an error)
     or a binary operator name ('plus', 'max', 'first', 'second') to combine them."""
-    return _geblas.read_matrix_market(_path_arg(path, "read_matrix_market: path"), _dtype_name(dtype), _device_name(device), duplicates,
-                                      drop_zeros)
+    return _geblas.read_matrix_market(_path_arg(path, "read_matrix_market: path"), _dtype_name(dtype),
+                                      _device_name(device), duplicates, drop_zeros)
 
 
 def read_graph(path, dtype="float32", device="cpu", undirected=False, base=0):
     """Any graph file geblas reads (Matrix Market, geblas binary, edge list, CSV)."""
-    return _geblas.read_graph(_path_arg(path, "read_graph: path"), _dtype_name(dtype), _device_name(device), undirected, base)
+    return _geblas.read_graph(_path_arg(path, "read_graph: path"), _dtype_name(dtype), _device_name(device),
+                              undirected, base)
 
 
 # --- Matrix and Vector: conversions ---------------------------------------------------------------

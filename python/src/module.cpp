@@ -801,9 +801,11 @@ void clear_cache(PyMatrix& A) {
   };
   try {
     py::gil_scoped_release nogil;
-    detail::adopt_csr(s.nrows, s.ncols, on_host(s.row_offsets), on_host(s.col_indices),
-                      detail::RawBuffer::borrow(host ? s.values.data() : nullptr, s.values.bytes(), Device::cpu(), keep),
-                      s.type, Device::cpu());
+    // adopt_csr checks only the values' length: a host stand-in of the right byte count.
+    detail::RawBuffer values = detail::RawBuffer::borrow(host ? s.values.data() : nullptr, s.values.bytes(),
+                                                         Device::cpu(), keep);
+    detail::adopt_csr(s.nrows, s.ncols, on_host(s.row_offsets), on_host(s.col_indices), std::move(values), s.type,
+                      Device::cpu());
   } catch (const geblas::Error& e) {
     A.invalid = e.what();
     throw;
@@ -856,7 +858,8 @@ py::object alg_pagerank(PyMatrix& A, double damping, double tolerance, int max_i
       return 0;
     });
   } else {
-    const auto sets = arg_as<std::vector<std::vector<Index>>>(seeds, "pagerank: seeds", "None or a list of lists of ints");
+    const auto sets =
+        arg_as<std::vector<std::vector<Index>>>(seeds, "pagerank: seeds", "None or a list of lists of ints");
     with_types<float, double>(A, "personalized_pagerank", [&](const auto& M) {
       auto r = [&] {
         py::gil_scoped_release nogil;
@@ -1137,7 +1140,8 @@ PYBIND11_MODULE(_geblas, m) {
            py::arg("nrows"), py::arg("ncols"), py::arg("dtype") = "float32", py::arg("device") = "cpu")
       .def_property_readonly("nrows", [](PyMatrix& A) { return A.unchecked().nrows; })
       .def_property_readonly("ncols", [](PyMatrix& A) { return A.unchecked().ncols; })
-      .def_property_readonly("shape", [](PyMatrix& A) { return py::make_tuple(A.unchecked().nrows, A.unchecked().ncols); })
+      .def_property_readonly("shape",
+                             [](PyMatrix& A) { return py::make_tuple(A.unchecked().nrows, A.unchecked().ncols); })
       .def_property_readonly("nvals", [](PyMatrix& A) { return A.unchecked().nvals; })
       .def_property_readonly("dtype", [](PyMatrix& A) { return type_name(A.unchecked().type); })
       .def_property_readonly("device", [](PyMatrix& A) { return A.unchecked().device.str(); })
