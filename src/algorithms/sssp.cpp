@@ -24,6 +24,7 @@
 
 #include "algorithms/bellman_ford_loop.hpp"
 #include "core/backend.hpp"
+#include "core/derived_cache.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
 #include "geblas/operations/ewise.hpp"
@@ -111,7 +112,9 @@ void check_no_overflow(const SparseMatrix<T>& A, Index source, const Vector<T>& 
   select(reached, d, selectop::value_lt<T>{unreachable<T>()});
   if (reached.nvals() == n) return;
   const T farthest = reduce(reached, monoid::max<T>{});
-  const T heaviest = reduce(A, monoid::max<T>{});
+  // The largest weight is an O(nnz) pass: kept with A, as the transpose is.
+  const T heaviest = *geblas::detail::derived<T>(A.storage(), "algo:sssp:heaviest",
+                                                  [&] { return reduce(A, monoid::max<T>{}); });
   if (farthest + heaviest < unreachable<T>()) return;  // rounding is monotone: no sum can overflow
   SparseMatrix<T> finite(n, n, dev);
   select(finite, A, selectop::value_lt<T>{unreachable<T>()});
