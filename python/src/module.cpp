@@ -308,7 +308,7 @@ void parse_options(CallOptions& c, const py::kwargs& kw, TypeId type, const char
     const auto key = item.first.cast<std::string>();
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
-    if (!ok) throw py::type_error(std::string(op_name) + "() got an unexpected keyword argument '" + key + "'");
+    if (!ok) throw DomainMismatch(std::string(op_name) + "() got an unexpected keyword argument '" + key + "'");
   }
   const bool structural = flag(kw, "structural_mask"), complement = flag(kw, "complement_mask");
   if (kw.contains("mask") && !kw["mask"].is_none()) {

@@ -82,8 +82,9 @@ def test_unknown_names(A):
         geblas.apply(A, "negate")
     with pytest.raises(ValueError, match="device"):
         A.to("gpu")
-    with pytest.raises(TypeError, match="unexpected keyword"):
+    with pytest.raises(TypeError, match="unexpected keyword") as e:
         geblas.mxm(A, X, masks=None)
+    assert isinstance(e.value, geblas.Error)
 
 
 def test_algorithm_errors(A, rng):
