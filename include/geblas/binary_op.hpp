@@ -10,12 +10,16 @@
 // ignore a NaN operand unless both are NaN (fmin/fmax semantics). Comparisons return
 // 1 or 0 in the operand type.
 //
-// NaN in reductions: every kernel reduces from the add monoid's identity (-inf for max,
-// +inf for min), so with max or min as a semiring's add a NaN term is dropped, and an
-// output entry whose terms are all NaN gets the identity, exactly like one with no term
-// (SuiteSparse:GraphBLAS, which reduces without the identity, gives NaN there). With
+// NaN in reductions (the rule, stated here once): max and min reduce as if from the add
+// monoid's identity (-inf for max, +inf for min), so with max or min as a semiring's add,
+// or as reduce()'s monoid, a NaN term is dropped, and an entry whose terms are all NaN gets
+// the identity, exactly like a dense entry with no term. A sparse output stores such an
+// entry (it has terms) with the identity as its value. (SuiteSparse:GraphBLAS, which
+// reduces without the identity, gives NaN there.) Kernels that fold from an entry's first
+// term pass it through detail::first_term (geblas/detail/nan_rule.hpp) to keep this. With
 // plus or times NaN propagates as IEEE says, and inf * 0 and inf + -inf give NaN.
-// tests/reliability/test_numerical_edges.cpp holds every backend to this.
+// tests/reliability/test_numerical_edges.cpp holds every operation on every backend to
+// this: SpGEMM, mxv and vxm (pull and push), sparse and dense x dense products, reduce.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "geblas/detail/host_buffer.hpp"
@@ -23,6 +24,18 @@ class DenseMatrix {
   DenseMatrix(Index nrows, Index ncols, Device device = Device::cpu(),
               Layout layout = Layout::row_major)
       : s_(detail::make_dense(nrows, ncols, layout, type_id<T>, device)) {}
+
+  // A moved-from matrix is the empty 0 x 0 host matrix of the default constructor, so every
+  // operation on it works as on any empty one or reports a dimension mismatch. Building
+  // that state may allocate; noexcept keeps moves cheap in containers, and
+  // running out of memory for those few bytes ends the program.
+  DenseMatrix(const DenseMatrix&) = default;
+  DenseMatrix& operator=(const DenseMatrix&) = default;
+  DenseMatrix(DenseMatrix&& other) noexcept : s_(std::exchange(other.s_, empty_storage())) {}
+  DenseMatrix& operator=(DenseMatrix&& other) noexcept {
+    s_ = std::exchange(other.s_, empty_storage());
+    return *this;
+  }
 
   static DenseMatrix constant(Index nrows, Index ncols, T value, Device device = Device::cpu(),
                               Layout layout = Layout::row_major) {
@@ -112,6 +125,10 @@ class DenseMatrix {
         out[static_cast<std::size_t>(dst)] = raw[static_cast<std::size_t>(src)];
       }
     return out;
+  }
+
+  static detail::DenseStorage empty_storage() {
+    return detail::make_dense(0, 0, Layout::row_major, type_id<T>, Device::cpu());
   }
 
   detail::DenseStorage s_;

@@ -59,6 +59,18 @@ class SparseMatrix {
   SparseMatrix(Index nrows, Index ncols, Device device = Device::cpu())
       : s_(detail::make_sparse(nrows, ncols, type_id<T>, device)) {}
 
+  // A moved-from matrix is the empty 0 x 0 host matrix of the default constructor, so every
+  // operation on it works as on any empty one or reports a dimension mismatch. Building
+  // that state allocates its one row offset and an empty cache; noexcept keeps moves cheap in containers, and
+  // running out of memory for those few bytes ends the program.
+  SparseMatrix(const SparseMatrix&) = default;
+  SparseMatrix& operator=(const SparseMatrix&) = default;
+  SparseMatrix(SparseMatrix&& other) noexcept : s_(std::exchange(other.s_, empty_storage())) {}
+  SparseMatrix& operator=(SparseMatrix&& other) noexcept {
+    s_ = std::exchange(other.s_, empty_storage());
+    return *this;
+  }
+
   static SparseMatrix from_tuples(Index nrows, Index ncols, std::span<const Index> rows,
                                   std::span<const Index> cols, std::span<const T> values,
                                   Duplicates dup = {}, Device device = Device::cpu()) {
@@ -137,6 +149,8 @@ class SparseMatrix {
   const detail::SparseStorage& storage() const { return s_; }
 
  private:
+  static detail::SparseStorage empty_storage() { return detail::make_sparse(0, 0, type_id<T>, Device::cpu()); }
+
   detail::SparseStorage s_;
 };
 

@@ -31,6 +31,18 @@ class Vector {
   explicit Vector(Index size, Device device = Device::cpu())
       : s_(detail::make_sparse_vector(size, type_id<T>, device)) {}
 
+  // A moved-from vector is the empty size 0 host vector of the default constructor, so every
+  // operation on it works as on any empty one or reports a dimension mismatch. Building
+  // that state may allocate; noexcept keeps moves cheap in containers, and
+  // running out of memory for those few bytes ends the program.
+  Vector(const Vector&) = default;
+  Vector& operator=(const Vector&) = default;
+  Vector(Vector&& other) noexcept : s_(std::exchange(other.s_, empty_storage())) {}
+  Vector& operator=(Vector&& other) noexcept {
+    s_ = std::exchange(other.s_, empty_storage());
+    return *this;
+  }
+
   // Dense: every entry present and equal to `value`.
   static Vector dense(Index size, T value = T{}, Device device = Device::cpu()) {
     std::vector<T> v(static_cast<std::size_t>(size < 0 ? 0 : size), value);
@@ -92,6 +104,8 @@ class Vector {
     s.values = detail::host_buffer_from(values);
     return Vector(device.is_cpu() ? std::move(s) : detail::to_device(s, device));
   }
+
+  static detail::VectorStorage empty_storage() { return detail::make_sparse_vector(0, type_id<T>, Device::cpu()); }
 
   detail::VectorStorage s_;
 };

@@ -20,6 +20,9 @@ it on first use (cached in memory and on disk), the CPU interprets the same expr
 """
 
 import functools as _functools
+import operator as _operator
+import os as _os
+import re as _re
 import sys as _sys
 
 import numpy as _np
@@ -58,6 +61,111 @@ __version__ = _geblas.__version__
 
 # The built-in semirings' names, from the library's one list.
 SEMIRINGS = _geblas.SEMIRINGS
+
+# --- argument checks ----------------------------------------------------------------------------
+# pybind11 answers an argument of the wrong type with a plain TypeError ("incompatible function
+# arguments") that names no argument. Every function of the extension goes through
+# _named_type_errors, which turns that into a DomainMismatch (a geblas.Error and a TypeError)
+# naming the first argument whose type does not fit the signature pybind11 documents.
+
+# What each type of a pybind11 signature accepts, and how the message calls it.
+_SIGNATURE_TYPES = {
+    "geblas._geblas.Matrix": (lambda v: isinstance(v, Matrix), "a geblas.Matrix"),
+    "geblas._geblas.Vector": (lambda v: isinstance(v, Vector), "a geblas.Vector"),
+    "str": (lambda v: isinstance(v, str), "a str"),
+    "bool": (lambda v: isinstance(v, (bool, _np.bool_)), "a bool"),
+    "int": (lambda v: hasattr(type(v), "__index__"), "an int"),
+    "float": (lambda v: not isinstance(v, (str, bytes)) and
+              (hasattr(type(v), "__float__") or hasattr(type(v), "__index__")), "a number"),
+}
+
+
+def _signature_parameters(fn):
+    """[(name, type)] from the first line of a pybind11 docstring, [] when there is none."""
+    first = (fn.__doc__ or "").split("\n", 1)[0]
+    m = _re.match(r"\w+\((.*)\)\s*->", first)
+    if not m:
+        return []
+    params, depth, cur = [], 0, ""
+    for ch in m.group(1) + ",":
+        if ch == "," and depth == 0:
+            name, _, rest = cur.strip().partition(":")
+            params.append((name.strip(), rest.split("=", 1)[0].strip()))
+            cur = ""
+            continue
+        depth += ch in "[("
+        depth -= ch in "])"
+        cur += ch
+    return params
+
+
+def _named_type_errors(fn):
+    params = _signature_parameters(fn)
+    name = fn.__name__
+
+    @_functools.wraps(fn)
+    def run(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except TypeError as e:
+            if isinstance(e, Error) or "incompatible function arguments" not in str(e):
+                raise
+            given = dict(zip((p for p, _ in params), args))
+            given.update(kw)
+            for pname, ptype in params:
+                accepts, what = _SIGNATURE_TYPES.get(ptype, (None, None))
+                if pname in given and accepts is not None and not accepts(given[pname]):
+                    got = type(given[pname]).__name__
+                    raise DomainMismatch(f"{name}: {pname} must be {what}, got {got}") from None
+            raise DomainMismatch(f"{name}: the arguments do not fit its signature ({e})") from None
+    return run
+
+
+for _name in dir(_geblas):
+    _fn = getattr(_geblas, _name)
+    if type(_fn).__name__ == "builtin_function_or_method":
+        setattr(_geblas, _name, _named_type_errors(_fn))
+read_matrix_market_header = _geblas.read_matrix_market_header
+write_matrix_market = _geblas.write_matrix_market
+transfer_counts = _geblas.transfer_counts
+
+
+def _int_arg(x, what):
+    """x as an int (anything with __index__: int, numpy integers), else DomainMismatch naming it."""
+    try:
+        return _operator.index(x)
+    except TypeError:
+        raise DomainMismatch(f"{what} must be an integer, got {type(x).__name__}") from None
+
+
+def _shape_arg(shape, what):
+    try:
+        rows, cols = shape
+    except (TypeError, ValueError):
+        raise DomainMismatch(f"{what} must be a pair of integers, got {shape!r}") from None
+    return _int_arg(rows, what), _int_arg(cols, what)
+
+
+def _index_array(x, what):
+    """x as a contiguous int64 array; DomainMismatch naming it for anything but integers (a
+    float 0.5 is never truncated to 0), InvalidIndex for unsigned values beyond int64."""
+    a = _np.asarray(x)
+    if a.size == 0:
+        return _np.zeros(0, _np.int64)
+    if a.dtype.kind not in "iu":
+        raise DomainMismatch(f"{what} must be integers, got an array of {a.dtype}")
+    if a.dtype.kind == "u" and a.max() > _np.iinfo(_np.int64).max:
+        raise InvalidIndex(f"{what}: index {a.max()} does not fit int64")
+    return _np.ascontiguousarray(a, dtype=_np.int64)
+
+
+def _path_arg(path, what):
+    """A file name from a str or os.PathLike; DomainMismatch for anything else (None must not
+    open a file named 'None')."""
+    if not isinstance(path, (str, _os.PathLike)):
+        raise DomainMismatch(f"{what} must be a str or os.PathLike, got {type(path).__name__}")
+    return _os.fsdecode(path)
+
 
 
 # --- names of dtypes and devices -------------------------------------------------------------
@@ -333,13 +441,14 @@ def locality_order(A):
 def read_matrix_market(path, dtype="float32", device="cpu", duplicates=None, drop_zeros=False):
     """A Matrix Market file (plain or .gz) as a geblas.Matrix. duplicates: None (an error)
     or a binary operator name ('plus', 'max', 'first', 'second') to combine them."""
-    return _geblas.read_matrix_market(str(path), _dtype_name(dtype), _device_name(device), duplicates,
-                                      drop_zeros)
+    return _geblas.read_matrix_market(_path_arg(path, "read_matrix_market: path"), _dtype_name(dtype),
+                                      _device_name(device), duplicates, drop_zeros)
 
 
 def read_graph(path, dtype="float32", device="cpu", undirected=False, base=0):
     """Any graph file geblas reads (Matrix Market, geblas binary, edge list, CSV)."""
-    return _geblas.read_graph(str(path), _dtype_name(dtype), _device_name(device), undirected, base)
+    return _geblas.read_graph(_path_arg(path, "read_graph: path"), _dtype_name(dtype), _device_name(device),
+                              undirected, base)
 
 
 # --- Matrix and Vector: conversions ---------------------------------------------------------------
@@ -360,22 +469,26 @@ def _matrix_from_scipy(m, dtype=None, device="cpu", copy=True):
 
 def _matrix_from_csr(indptr, indices, values, shape, validate=True, copy=False):
     """A Matrix over CSR arrays (NumPy, or torch/DLPack on any device), used in place when
-    indptr is int64, indices int32 and nothing is copied (copy=False): change them later
-    and call clear_cache(). validate=False skips the structure check (sorted, unique,
+    indptr is int64, indices int32 and nothing is copied (copy=False). After changing such
+    arrays in place, call clear_cache() before the next use: it checks them again and, if
+    they no longer form a valid matrix, raises and makes the matrix refuse every use until
+    a later clear_cache() passes. validate=False skips the structure check (sorted, unique,
     in-range columns) for arrays known to be valid; on a GPU it saves a host copy."""
+    nrows, ncols = _shape_arg(shape, "Matrix.from_csr: shape")
     with _TorchStreams([indptr, indices, values]):
-        return _geblas._matrix_from_csr(int(shape[0]), int(shape[1]), indptr, indices, values, validate, copy)
+        return _geblas._matrix_from_csr(nrows, ncols, indptr, indices, values, validate, copy)
 
 
 def _matrix_from_coo(rows, cols, values, shape, dup=None, dtype=None, device="cpu"):
     """A Matrix from (row, col, value) tuples; duplicates are an error unless `dup` names a
     binary operator ('plus', 'max', 'first', ...) to combine them."""
-    rows = _np.ascontiguousarray(_np.asarray(rows), dtype=_np.int64)
-    cols = _np.ascontiguousarray(_np.asarray(cols), dtype=_np.int64)
+    nrows, ncols = _shape_arg(shape, "Matrix.from_coo: shape")
+    rows = _index_array(rows, "Matrix.from_coo: rows")
+    cols = _index_array(cols, "Matrix.from_coo: cols")
     values = _np.ascontiguousarray(_np.asarray(values))
     if dtype is not None:
         values = values.astype(_dtype_name(dtype), copy=False)
-    return _geblas._matrix_from_coo(int(shape[0]), int(shape[1]), rows, cols, values, dup, _device_name(device))
+    return _geblas._matrix_from_coo(nrows, ncols, rows, cols, values, dup, _device_name(device))
 
 
 def _matrix_from_dense(array, dtype=None, device="cpu"):
@@ -462,11 +575,12 @@ def _vector_from_numpy(values, copy=True, device="cpu"):
 
 def _vector_from_tuples(size, indices, values, dup=None, dtype=None, device="cpu"):
     """A sparse Vector from (index, value) pairs."""
-    indices = _np.ascontiguousarray(_np.asarray(indices), dtype=_np.int64)
+    size = _int_arg(size, "Vector.from_tuples: size")
+    indices = _index_array(indices, "Vector.from_tuples: indices")
     values = _np.ascontiguousarray(_np.asarray(values))
     if dtype is not None:
         values = values.astype(_dtype_name(dtype), copy=False)
-    return _geblas._vector_from_tuples(int(size), indices, values, dup, _device_name(device))
+    return _geblas._vector_from_tuples(size, indices, values, dup, _device_name(device))
 
 
 def _vector_to_numpy(self, fill=0):

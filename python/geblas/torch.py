@@ -185,8 +185,8 @@ def _graph_of(A, values=None):
             m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
                                          values.detach(), True, False)
         return _Graph(m, values_tensor=values.detach(), lazy=True), values
-    raise TypeError(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
-                    f"got {type(A).__name__}")
+    raise _g.DomainMismatch(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
+                            f"got {type(A).__name__}")
 
 
 def _check_values(values, nvals, device):
@@ -198,7 +198,7 @@ def _check_values(values, nvals, device):
 
 def _check_dense(X, g):
     if not isinstance(X, torch.Tensor) or X.layout != torch.strided:
-        raise TypeError(f"geblas.torch.spmm: X must be a dense torch tensor, got {type(X).__name__}")
+        raise _g.DomainMismatch(f"geblas.torch.spmm: X must be a dense torch tensor, got {type(X).__name__}")
     if X.dim() != 2:
         raise _g.DimensionMismatch(f"geblas.torch.spmm: X must be 2-D, has shape {tuple(X.shape)}")
     if X.device != g.device:

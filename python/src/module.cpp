@@ -64,11 +64,28 @@ AnyOf<Obj> typed(S s) {
   return Obj<bfloat16>(std::move(s));
 }
 
+// A matrix whose borrowed arrays failed the check of clear_cache() keeps the reason in
+// `invalid` and refuses every use but its shape, type and repr until they pass again.
 struct PyMatrix {
   AnyOf<SparseMatrix> m;
+  std::string invalid;
   explicit PyMatrix(SparseStorage s) : m(typed<SparseMatrix>(std::move(s))) {}
   SparseStorage& s() {
+    check_valid();
+    return unchecked();
+  }
+  AnyOf<SparseMatrix>& typed_matrix() {
+    check_valid();
+    return m;
+  }
+  // The storage without the validity check: for metadata and for clear_cache itself.
+  SparseStorage& unchecked() {
     return std::visit([](auto& x) -> SparseStorage& { return x.storage(); }, m);
+  }
+  void check_valid() const {
+    if (!invalid.empty())
+      throw InvalidObject("Matrix: its borrowed CSR arrays were changed into an invalid matrix (" + invalid +
+                          "); repair them and call clear_cache() again before using it");
   }
 };
 
@@ -118,6 +135,17 @@ ScalarValue scalar_of(TypeId t, py::handle x, const char* what) {
     throw DomainMismatch(std::string("geblas: ") + what + " must be a number convertible to " + type_name(t));
   }
   return out;
+}
+
+// obj as T, or a DomainMismatch (TypeError) naming the argument and what it must be.
+template <class T>
+T arg_as(py::handle obj, const std::string& what, const char* expected) {
+  try {
+    return obj.cast<T>();
+  } catch (const py::cast_error&) {
+    throw DomainMismatch(what + " must be " + expected + ", got " +
+                         py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  }
 }
 
 py::object python_scalar(TypeId t, const ScalarValue& v) {
@@ -280,13 +308,13 @@ void parse_options(CallOptions& c, const py::kwargs& kw, TypeId type, const char
     const auto key = item.first.cast<std::string>();
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
-    if (!ok) throw py::type_error(std::string(op_name) + "() got an unexpected keyword argument '" + key + "'");
+    if (!ok) throw DomainMismatch(std::string(op_name) + "() got an unexpected keyword argument '" + key + "'");
   }
   const bool structural = flag(kw, "structural_mask"), complement = flag(kw, "complement_mask");
   if (kw.contains("mask") && !kw["mask"].is_none()) {
     py::handle m = kw["mask"];
     if (py::isinstance<PyMatrix>(m)) {
-      c.o.mask = mask_from(m.cast<PyMatrix&>().m, structural, complement);
+      c.o.mask = mask_from(m.cast<PyMatrix&>().typed_matrix(), structural, complement);
     } else if (py::isinstance<PyVector>(m)) {
       c.o.mask = mask_from(m.cast<PyVector&>().v, structural, complement);
     } else {
@@ -303,14 +331,15 @@ void parse_options(CallOptions& c, const py::kwargs& kw, TypeId type, const char
     throw InvalidValue(std::string(op_name) + ": structural_mask / complement_mask given without a mask");
   }
   if (kw.contains("accum") && !kw["accum"].is_none()) {
-    c.o.accum.op = binary_op(kw["accum"].cast<std::string>());
+    c.o.accum.op = binary_op(arg_as<std::string>(kw["accum"], std::string(op_name) + ": accum", "an operator name"));
     c.o.accum.type = type;
   }
   c.o.replace = flag(kw, "replace");
   c.o.transpose_a = flag(kw, "transpose_a");
   c.o.transpose_b = flag(kw, "transpose_b");
   c.o.allow_tf32 = flag(kw, "allow_tf32");
-  if (kw.contains("variant") && !kw["variant"].is_none()) c.variant = kw["variant"].cast<std::string>();
+  if (kw.contains("variant") && !kw["variant"].is_none())
+    c.variant = arg_as<std::string>(kw["variant"], std::string(op_name) + ": variant", "a variant name");
   c.o.variant = c.variant;
 }
 
@@ -397,7 +426,9 @@ py::object finish_vector(VectorOut& d, F&& f) {
 }
 
 PyMatrix& matrix_arg(py::handle obj, const char* what, const char* op) {
-  if (!py::isinstance<PyMatrix>(obj)) throw InvalidValue(std::string(op) + ": " + what + " must be a geblas.Matrix");
+  if (!py::isinstance<PyMatrix>(obj))
+    throw DomainMismatch(std::string(op) + ": " + what + " must be a geblas.Matrix, got " +
+                         py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
   return obj.cast<PyMatrix&>();
 }
 
@@ -410,9 +441,9 @@ void enter_stream(std::optional<cuda::StreamGuard>& guard, Device device, const 
   guard.emplace(device, reinterpret_cast<void*>(stream.cast<std::uintptr_t>()));
 }
 
-IndexList index_list(py::handle obj) {
+IndexList index_list(py::handle obj, const std::string& what) {
   if (obj.is_none()) return IndexList::all();
-  return IndexList(obj.cast<std::vector<Index>>());
+  return IndexList(arg_as<std::vector<Index>>(obj, what, "None or a list of ints"));
 }
 
 // --- operations -----------------------------------------------------------------------
@@ -664,7 +695,7 @@ py::object op_extract(py::object a, py::object rows, py::object cols, py::object
   Operand A = operand(a, "A");
   CallOptions c;
   parse_options(c, kw, A.type(), "extract");
-  const IndexList r = index_list(rows), k = index_list(cols);
+  const IndexList r = index_list(rows, "rows"), k = index_list(cols, "cols");
   if (A.kind == Operand::Kind::sparse) {
     const bool t = c.o.transpose_a;
     const Index m = r.size(t ? A.sparse_s().ncols : A.sparse_s().nrows);
@@ -692,7 +723,7 @@ py::object op_extract_column(py::object a, Index col, py::object rows, py::objec
   PyMatrix& A = matrix_arg(a, "A", "extract_column");
   CallOptions c;
   parse_options(c, kw, A.s().type, "extract_column");
-  const IndexList r = index_list(rows);
+  const IndexList r = index_list(rows, "rows");
   const Index size = r.size(c.o.transpose_a ? A.s().ncols : A.s().nrows);
   VectorOut w = vector_out(out, size, A.s().type, A.s().device, false, "extract_column");
   return finish_vector(w, [&](VectorStorage& ws) { detail::extract_column(ws, A.s(), r, col, c.o); });
@@ -703,7 +734,7 @@ py::object op_assign(py::object c_obj, py::object a, py::object rows, py::object
   Operand C = operand(c_obj, "C");
   CallOptions c;
   parse_options(c, kw, C.type(), "assign");
-  const IndexList r = index_list(rows), k = index_list(cols);
+  const IndexList r = index_list(rows, "rows"), k = index_list(cols, "cols");
   const bool scalar = !py::isinstance<PyMatrix>(a) && !py::isinstance<PyVector>(a) && !is_array(a);
   if (C.kind == Operand::Kind::sparse) {
     if (scalar) {
@@ -756,6 +787,32 @@ py::object op_convert(py::object a, const std::string& dtype) {
   return py::cast(PyVector(std::move(v)));
 }
 
+// Matrix.clear_cache(): the derived data is dropped and the CSR arrays, which a caller
+// may have changed in place (copy=False), pass adopt_csr's full check again over the same
+// memory (on a GPU: over host copies of the index arrays). A failure is raised and kept,
+// so that no later call hands the arrays to a kernel.
+void clear_cache(PyMatrix& A) {
+  SparseStorage& s = A.unchecked();
+  s.derived.reset();
+  const auto keep = std::make_shared<int>(0);  // borrow() needs an owner; the matrix owns the memory
+  const bool host = s.device.is_cpu();
+  auto on_host = [&](detail::RawBuffer& b) {
+    return host ? detail::RawBuffer::borrow(b.data(), b.bytes(), Device::cpu(), keep) : b.to(Device::cpu());
+  };
+  try {
+    py::gil_scoped_release nogil;
+    // adopt_csr checks only the values' length: a host stand-in of the right byte count.
+    detail::RawBuffer values = detail::RawBuffer::borrow(host ? s.values.data() : nullptr, s.values.bytes(),
+                                                         Device::cpu(), keep);
+    detail::adopt_csr(s.nrows, s.ncols, on_host(s.row_offsets), on_host(s.col_indices), std::move(values), s.type,
+                      Device::cpu());
+  } catch (const geblas::Error& e) {
+    A.invalid = e.what();
+    throw;
+  }
+  A.invalid.clear();
+}
+
 // --- algorithms -----------------------------------------------------------------------
 
 // Calls f(typed matrix) when A holds one of Ts, else a TypeError naming what it takes.
@@ -765,7 +822,7 @@ auto with_types(PyMatrix& A, const char* what, F&& f) {
   std::optional<R> result;
   auto attempt = [&]<class T>() {
     if (result) return;
-    if (auto* m = std::get_if<SparseMatrix<T>>(&A.m)) result.emplace(f(*m));
+    if (auto* m = std::get_if<SparseMatrix<T>>(&A.typed_matrix())) result.emplace(f(*m));
   };
   (attempt.template operator()<Ts>(), ...);
   if (!result) {
@@ -801,7 +858,8 @@ py::object alg_pagerank(PyMatrix& A, double damping, double tolerance, int max_i
       return 0;
     });
   } else {
-    const auto sets = seeds.cast<std::vector<std::vector<Index>>>();
+    const auto sets =
+        arg_as<std::vector<std::vector<Index>>>(seeds, "pagerank: seeds", "None or a list of lists of ints");
     with_types<float, double>(A, "personalized_pagerank", [&](const auto& M) {
       auto r = [&] {
         py::gil_scoped_release nogil;
@@ -829,7 +887,7 @@ py::object alg_bfs(PyMatrix& A, py::object source, bool parents, const std::stri
   else if (direction == "pull") o.direction = algo::BfsDirection::pull;
   else throw InvalidValue("bfs: direction must be 'automatic', 'push' or 'pull', got '" + direction + "'");
   if (py::isinstance<py::int_>(source) || !py::hasattr(source, "__len__")) {
-    const Index s = source.cast<Index>();
+    const Index s = arg_as<Index>(source, "bfs: source", "an int or a list of ints");
     return with_types<GEBLAS_PY_GRAPH_TYPES>(A, "bfs", [&](const auto& M) -> py::object {
       algo::BfsResult r = [&] {
         py::gil_scoped_release nogil;
@@ -840,7 +898,7 @@ py::object alg_bfs(PyMatrix& A, py::object source, bool parents, const std::stri
       return py::make_tuple(levels, dense_levels(r.parents));
     });
   }
-  const auto sources = source.cast<std::vector<Index>>();
+  const auto sources = arg_as<std::vector<Index>>(source, "bfs: source", "an int or a list of ints");
   return with_types<GEBLAS_PY_GRAPH_TYPES>(A, "bfs", [&](const auto& M) -> py::object {
     algo::MultiBfsResult r = [&] {
       py::gil_scoped_release nogil;
@@ -856,7 +914,7 @@ py::object alg_sssp(PyMatrix& A, py::object source, bool allow_negative) {
   algo::SsspOptions o;
   o.allow_negative = allow_negative;
   if (py::isinstance<py::int_>(source) || !py::hasattr(source, "__len__")) {
-    const Index s = source.cast<Index>();
+    const Index s = arg_as<Index>(source, "sssp: source", "an int or a list of ints");
     return with_types<float, double>(A, "sssp", [&](const auto& M) -> py::object {
       auto r = [&] {
         py::gil_scoped_release nogil;
@@ -865,7 +923,7 @@ py::object alg_sssp(PyMatrix& A, py::object source, bool allow_negative) {
       return py::cast(Exported::from_vector(std::move(r.distances.storage())));
     });
   }
-  const auto sources = source.cast<std::vector<Index>>();
+  const auto sources = arg_as<std::vector<Index>>(source, "sssp: source", "an int or a list of ints");
   return with_types<float, double>(A, "sssp", [&](const auto& M) -> py::object {
     auto r = [&] {
       py::gil_scoped_release nogil;
@@ -994,6 +1052,10 @@ void register_errors(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const geblas::Error& e) {
       PyErr_SetString(error_types().by_info[static_cast<int>(e.info())], e.what());
+    } catch (const py::cast_error& e) {
+      // A conversion no argument check named: still a geblas error, and a TypeError.
+      PyErr_SetString(error_types().by_info[static_cast<int>(Info::domain_mismatch)],
+                      (std::string("geblas: an argument has the wrong type (") + e.what() + ")").c_str());
     }
   });
 }
@@ -1081,16 +1143,18 @@ PYBIND11_MODULE(_geblas, m) {
              return PyMatrix(detail::make_sparse(nrows, ncols, type_from_name(dtype), device_from_name(device)));
            }),
            py::arg("nrows"), py::arg("ncols"), py::arg("dtype") = "float32", py::arg("device") = "cpu")
-      .def_property_readonly("nrows", [](PyMatrix& A) { return A.s().nrows; })
-      .def_property_readonly("ncols", [](PyMatrix& A) { return A.s().ncols; })
-      .def_property_readonly("shape", [](PyMatrix& A) { return py::make_tuple(A.s().nrows, A.s().ncols); })
-      .def_property_readonly("nvals", [](PyMatrix& A) { return A.s().nvals; })
-      .def_property_readonly("dtype", [](PyMatrix& A) { return type_name(A.s().type); })
-      .def_property_readonly("device", [](PyMatrix& A) { return A.s().device.str(); })
+      .def_property_readonly("nrows", [](PyMatrix& A) { return A.unchecked().nrows; })
+      .def_property_readonly("ncols", [](PyMatrix& A) { return A.unchecked().ncols; })
+      .def_property_readonly("shape",
+                             [](PyMatrix& A) { return py::make_tuple(A.unchecked().nrows, A.unchecked().ncols); })
+      .def_property_readonly("nvals", [](PyMatrix& A) { return A.unchecked().nvals; })
+      .def_property_readonly("dtype", [](PyMatrix& A) { return type_name(A.unchecked().type); })
+      .def_property_readonly("device", [](PyMatrix& A) { return A.unchecked().device.str(); })
       .def_property_readonly(
           "borrowed",
           [](PyMatrix& A) {
-            return A.s().values.borrowed() || A.s().col_indices.borrowed() || A.s().row_offsets.borrowed();
+            const SparseStorage& s = A.unchecked();
+            return s.values.borrowed() || s.col_indices.borrowed() || s.row_offsets.borrowed();
           },
           "True when the matrix uses another library's arrays in place.")
       .def(
@@ -1105,9 +1169,11 @@ PYBIND11_MODULE(_geblas, m) {
           py::arg("device"), "A copy on `device` (\"cpu\", \"cuda:0\").")
       .def(
           "dup", [](PyMatrix& A) { return PyMatrix(SparseStorage(A.s())); }, "An independent copy (owned memory).")
-      .def(
-          "clear_cache", [](PyMatrix& A) { A.s().derived.reset(); },
-          "Drops cached derived data (transpose, plans); call it after changing borrowed arrays in place.")
+      .def("clear_cache", &clear_cache,
+           "Drops cached derived data (transpose, plans) and checks the CSR arrays again: call it after "
+           "changing borrowed arrays in place, before the next use. Arrays that no longer form a valid "
+           "matrix raise InvalidObject / InvalidIndex, and the matrix refuses every use until a later "
+           "clear_cache() finds them valid.")
       .def("_csr",
            [](PyMatrix& A) {
              // Copies (the matrix keeps its own arrays), exported without a further copy.
@@ -1125,7 +1191,7 @@ PYBIND11_MODULE(_geblas, m) {
                                    reinterpret_cast<std::uintptr_t>(s.values.data()));
            })
       .def("__repr__", [](PyMatrix& A) {
-        const SparseStorage& s = A.s();
+        const SparseStorage& s = A.unchecked();
         return "geblas.Matrix(" + std::to_string(s.nrows) + " x " + std::to_string(s.ncols) +
                ", nvals=" + std::to_string(s.nvals) + ", dtype=" + type_name(s.type) + ", device=" + s.device.str() +
                ")";
@@ -1264,7 +1330,7 @@ PYBIND11_MODULE(_geblas, m) {
       throw DimensionMismatch("Matrix.from_coo: rows, cols and values differ in length (" + std::to_string(count) +
                               ", " + std::to_string(c.shape[0]) + ", " + std::to_string(v.shape[0]) + ")");
     Duplicates d;
-    if (!dup.is_none()) d.op = binary_op(dup.cast<std::string>());
+    if (!dup.is_none()) d.op = binary_op(arg_as<std::string>(dup, "Matrix.from_coo: dup", "None or an operator name"));
     const Device dev = device_from_name(device);
     py::gil_scoped_release nogil;
     SparseStorage s = detail::build_csr(nrows, ncols, rb.as<Index>(), cb.as<Index>(), vb.data(), count, v.type, d, dev);
@@ -1292,7 +1358,8 @@ PYBIND11_MODULE(_geblas, m) {
             throw DimensionMismatch("Vector.from_tuples: " + std::to_string(i.shape[0]) + " indices but " +
                                     std::to_string(v.shape[0]) + " values");
           Duplicates d;
-          if (!dup.is_none()) d.op = binary_op(dup.cast<std::string>());
+          if (!dup.is_none())
+            d.op = binary_op(arg_as<std::string>(dup, "Vector.from_tuples: dup", "None or an operator name"));
           VectorStorage s = detail::build_sparse_vector(size, ib.as<Index>(), vb.data(), i.shape[0], v.type, d,
                                                         device_from_name(device));
           return PyVector(std::move(s));

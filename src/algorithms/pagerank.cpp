@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -53,18 +54,32 @@ void check_options(const char* name, const PageRankOptions& o) {
                        std::to_string(o.max_iterations));
 }
 
-// Weighted PageRank needs weights >= 0: the first entry that is negative or NaN is
-// named (this reads entries back to the host only to build the error message).
+// Weighted PageRank needs finite weights >= 0: the first entry that is negative, NaN or
+// infinite is named (this reads entries back to the host only to build the message).
 template <class T>
 void check_weights(const char* name, const SparseMatrix<T>& A) {
-  SparseMatrix<T> good(A.nrows(), A.ncols(), A.device());
-  select(good, A, selectop::value_ge<T>{T(0)});
+  SparseMatrix<T> nonnegative(A.nrows(), A.ncols(), A.device()), good(A.nrows(), A.ncols(), A.device());
+  select(nonnegative, A, selectop::value_ge<T>{T(0)});
+  select(good, nonnegative, selectop::value_le<T>{std::numeric_limits<T>::max()});
   if (good.nvals() == A.nvals()) return;
   for (const auto& t : A.extract_tuples())
-    if (!(t.value >= T(0)))
+    if (!(t.value >= T(0) && t.value <= std::numeric_limits<T>::max()))
       throw InvalidValue(std::string("geblas::algo::") + name + ": weight A(" + std::to_string(t.row) + ", " +
                          std::to_string(t.col) + ") = " + std::to_string(static_cast<double>(t.value)) +
-                         " is negative or NaN; weighted PageRank needs weights >= 0");
+                         " is negative, NaN or infinite; weighted PageRank needs finite weights >= 0");
+}
+
+// A row whose finite weights sum past the type's largest value has no usable transition
+// probabilities (1 / out would be 0 and the row would count as dangling): an error naming
+// the row, never a silently different ranking.
+template <class T>
+void check_out_weights(const char* name, const Vector<T>& out) {
+  if (out.nvals() == 0 || reduce(out, monoid::max<T>{}) <= std::numeric_limits<T>::max()) return;
+  for (const auto& [row, sum] : out.extract_tuples())
+    if (!(sum <= std::numeric_limits<T>::max()))
+      throw InvalidValue(std::string("geblas::algo::") + name + ": the out-weights of row " + std::to_string(row) +
+                         " sum past the largest " + std::string(to_string(type_id<T>)) +
+                         " value (each weight is finite, their sum is not); divide the weights by a common factor");
 }
 
 // 1 / out(j) for every vertex, 0 where j has no out-weight: a dense vector on A's
@@ -77,6 +92,7 @@ std::shared_ptr<const VectorStorage> inverse_out_weights(const char* name, const
     if (weighted) {
       check_weights(name, A);
       reduce(out, A, monoid::plus<T>{});
+      check_out_weights(name, out);
     } else {
       SparseMatrix<T> ones(A.nrows(), A.ncols(), A.device());
       apply(ones, A, unop::one<T>{});
@@ -129,6 +145,15 @@ VectorStorage dense_buffer(Index n, Device dev) {
   return geblas::detail::make_dense_vector(n, type_id<T>, dev);
 }
 
+// The ranks are >= 0 and their sum is what normalises them: a sum that is not finite and
+// positive means the iteration left the arithmetic's range, which the weight checks rule
+// out; it is reported rather than returned as NaN ranks.
+inline void check_rank_sum(const char* name, double sum) {
+  if (!(std::isfinite(sum) && sum > 0))
+    throw Error(Info::panic, std::string("geblas::algo::") + name + ": the ranks sum to " + std::to_string(sum) +
+                             " instead of a finite positive value");
+}
+
 // The k columns of the result as distributions: each divided by its sum.
 template <class T>
 DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X, detail::ColumnSums<T>& column_sums) {
@@ -138,7 +163,10 @@ DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X, detail::ColumnSums<T>&
   DenseMatrix<T> R(n, k, dev);
   // Broadcast the k factors with one SpMM: the n x 1 column of ones times a 1 x k row.
   std::vector<T> inv(static_cast<std::size_t>(k));
-  for (Index j = 0; j < k; ++j) inv[static_cast<std::size_t>(j)] = static_cast<T>(1.0 / sums[j]);
+  for (Index j = 0; j < k; ++j) {
+    check_rank_sum("personalized_pagerank", sums[static_cast<std::size_t>(j)]);
+    inv[static_cast<std::size_t>(j)] = static_cast<T>(1.0 / sums[static_cast<std::size_t>(j)]);
+  }
   const auto row = DenseMatrix<T>::from_row_major(1, k, inv, dev);
   DenseMatrix<T> factors(n, k, dev);
   mxm(factors, column_sums.ones_column(), row, semiring::plus_times<T>{});
@@ -196,6 +224,7 @@ Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T
   // The ranks as a distribution.
   const Vector<T> last(std::move(x[current]));
   const double sum = static_cast<double>(reduce(last, monoid::plus<T>{}));
+  check_rank_sum(name, sum);
   Vector<T> ranks(dense_buffer<T>(n, dev));
   apply(ranks, last, binop::times<T>{}, static_cast<T>(1.0 / sum));
   return ranks;

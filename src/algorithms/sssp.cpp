@@ -24,12 +24,14 @@
 
 #include "algorithms/bellman_ford_loop.hpp"
 #include "core/backend.hpp"
+#include "core/derived_cache.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
 #include "geblas/operations/ewise.hpp"
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/mxv.hpp"
 #include "geblas/operations/reduce.hpp"
+#include "geblas/operations/select.hpp"
 #include "geblas/operations/transpose.hpp"
 #include "geblas/semiring.hpp"
 
@@ -96,6 +98,38 @@ Vector<T> filled(Index n, T value, Device dev) {
   return v;
 }
 
+// A reachable vertex is never reported unreached. With finite weights d(u) + w can still
+// pass the type's largest value and round to +inf, which would read as "no path"; so when
+// a vertex is unreached and the largest distance plus the largest weight is not finite,
+// the finite-weight edges from reached vertices are relaxed once more: a candidate at an
+// unreached vertex is an overflowed distance, reported with the source and the vertex.
+// (An edge of weight +inf is no path, and stays out of the check.)
+template <class T>
+void check_no_overflow(const SparseMatrix<T>& A, Index source, const Vector<T>& d) {
+  const Index n = A.nrows();
+  const Device dev = A.device();
+  Vector<T> reached(n, dev);
+  select(reached, d, selectop::value_lt<T>{unreachable<T>()});
+  if (reached.nvals() == n) return;
+  const T farthest = reduce(reached, monoid::max<T>{});
+  // The largest weight is an O(nnz) pass: kept with A, as the transpose is.
+  const T heaviest = *geblas::detail::derived<T>(A.storage(), "algo:sssp:heaviest",
+                                                  [&] { return reduce(A, monoid::max<T>{}); });
+  if (farthest + heaviest < unreachable<T>()) return;  // rounding is monotone: no sum can overflow
+  SparseMatrix<T> finite(n, n, dev);
+  select(finite, A, selectop::value_lt<T>{unreachable<T>()});
+  Vector<T> candidate(n, dev), unreached(n, dev), lost(n, dev);
+  vxm(candidate, reached, finite, semiring::min_plus<T>{});
+  select(unreached, d, selectop::value_eq<T>{unreachable<T>()});
+  ewise_mult(lost, unreached, candidate, binop::first<T>{});
+  if (lost.nvals() == 0) return;
+  const Index v = lost.extract_tuples().front().first;
+  throw InvalidValue("geblas::algo::sssp: the distance from source " + std::to_string(source) + " to vertex " +
+                     std::to_string(v) + " passes the largest " + std::string(to_string(type_id<T>)) +
+                     " value: vertex " + std::to_string(v) +
+                     " is reachable, but a sum of finite weights on the way overflowed; scale the weights down");
+}
+
 template <class T>
 SsspResult<T> bellman_ford(const SparseMatrix<T>& A, Index source, const SsspOptions& o) {
   const Index n = A.nrows();
@@ -117,6 +151,7 @@ SsspResult<T> bellman_ford(const SparseMatrix<T>& A, Index source, const SsspOpt
         return static_cast<double>(count);
       },
       n, o.on_iteration, "geblas::algo::sssp");
+  check_no_overflow(A, source, res.distances);
   return res;
 }
 
@@ -148,6 +183,7 @@ SsspResult<T> single(const SparseMatrix<T>& A, Index source, const SsspOptions& 
   res.rounds = run.rounds;
   res.edges_relaxed = run.edges_relaxed;
   if (o.on_iteration) o.on_iteration(run.rounds, run.edges_relaxed);
+  check_no_overflow(A, source, res.distances);
   return res;
 }
 
@@ -188,6 +224,15 @@ MultiSsspResult<T> multi(const SparseMatrix<T>& A, const std::vector<Index>& sou
         return static_cast<double>(count);
       },
       n, o.on_iteration, "geblas::algo::sssp");
+  // Every column through the one-source check, read back only when some vertex is
+  // unreached from some source.
+  if (n > 0 && reduce(res.distances, monoid::max<T>{}) == unreachable<T>()) {
+    const std::vector<T> all = res.distances.to(Device::cpu()).to_col_major();
+    for (Index j = 0; j < k; ++j) {
+      const std::vector<T> column(all.begin() + j * n, all.begin() + (j + 1) * n);
+      check_no_overflow(A, sources[static_cast<std::size_t>(j)], Vector<T>::from_dense(column, dev));
+    }
+  }
   return res;
 }
 

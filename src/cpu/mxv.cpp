@@ -10,6 +10,7 @@
 #include "cpu/parallel.hpp"
 #include "cpu/mask_rows.hpp"
 #include "cpu/vector_bitmap.hpp"
+#include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cpu {
 namespace {
@@ -60,7 +61,7 @@ void mxv_pull(const MxvArgs& args) {
             const ColIndex j = ci[k];
             if (!u.has(j)) continue;
             const V p = multiply<S, UFirst>(av[k], u.value(j));
-            acc = found ? S::add(acc, p) : p;
+            acc = found ? S::add(acc, p) : first_term_for<S>(p);
             found = true;
             if constexpr (S::has_terminal) {
               if (acc == S::terminal()) break;
@@ -103,7 +104,7 @@ void mxv_push(const MxvArgs& args) {
             const ColIndex i = ci[p];
             if (!allowed.empty() && !allowed[static_cast<std::size_t>(i)]) continue;
             const V x = multiply<S, UFirst>(av[p], uv[q]);
-            tv[i] = tp[i] ? S::add(tv[i], x) : x;
+            tv[i] = tp[i] ? S::add(tv[i], x) : first_term_for<S>(x);
             tp[i] = 1;
           }
         }

@@ -10,6 +10,7 @@
 #include "cpu/kernels.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/vector_bitmap.hpp"
+#include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cpu {
 
@@ -24,7 +25,7 @@ void reduce_rows_sparse(VectorResult& t, const SparseStorage& A, MonoidId m) {
 #pragma omp parallel for schedule(dynamic, 512) if (parallel_rows(A.nrows))
       for (Index i = 0; i < A.nrows; ++i) {
         if (ro[i] == ro[i + 1]) continue;
-        V acc = av[ro[i]];
+        V acc = first_term(m, av[ro[i]]);
         for (Index k = ro[i] + 1; k < ro[i + 1]; ++k) acc = M::apply(acc, av[k]);
         tv[i] = acc;
         tp[i] = 1;
@@ -42,7 +43,7 @@ void reduce_rows_dense(VectorStorage& t, const DenseStorage& A, MonoidId m) {
 #pragma omp parallel for schedule(static) if (parallel_elements(A.nrows * A.ncols))
       for (Index i = 0; i < A.nrows; ++i) {
         // Start from the first entry, not the identity: `any` keeps what it meets first.
-        V acc = A.ncols ? a(i, 0) : M::identity();
+        V acc = A.ncols ? first_term(m, a(i, 0)) : M::identity();
         for (Index j = 1; j < A.ncols; ++j) acc = M::apply(acc, a(i, j));
         tv[i] = acc;
       }
@@ -62,7 +63,7 @@ void reduce_values(ScalarBytes& result, const void* values, Index count, TypeId 
 #pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
       for (int c = 0; c < chunks; ++c) {
         const Index lo = count * c / chunks, hi = count * (c + 1) / chunks;
-        V acc = lo < hi ? x[lo] : M::identity();
+        V acc = lo < hi ? first_term(m, x[lo]) : M::identity();
         for (Index k = lo + 1; k < hi; ++k) acc = M::apply(acc, x[k]);
         partial[static_cast<std::size_t>(c)] = acc;
       }

@@ -1,6 +1,8 @@
 // PageRank and personalized PageRank against power iteration on Eigen (oracles.hpp),
 // on random graphs with dangling and isolated vertices and on real graphs, weighted and
 // unweighted; every vertex's rank is compared.
+#include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -180,4 +182,49 @@ TEST_CASE("pagerank's set-up is cached with A and rebuilt when A changes", "[alg
   CHECK(detail::derived_builds() > mark);
   const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(g.n, 1.0 / static_cast<double>(g.n));
   check_ranks(r.ranks.to_std_vector(), oracle::pagerank(g, uniform, 0.85, true), "after the change");
+}
+
+TEST_CASE("weighted pagerank refuses infinite weights and overflowing row sums", "[algo][pagerank][errors]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // The graph of the reproduction: row 0 has two out-edges, rows 1 and 2 one each.
+  const auto graph = [](double w01, double w02) {
+    return oracle::Graph{3, {{0, 1, w01}, {0, 2, w02}, {1, 0, 1}, {2, 0, 1}}};
+  };
+  const auto message_of = [](const auto& A, const std::string& algorithm) {
+    try {
+      if (algorithm == "pagerank") algo::pagerank(A, {.weighted = true});
+      else algo::personalized_pagerank(A, {{0}, {1, 2}}, {.weighted = true});
+    } catch (const InvalidValue& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (std::string algorithm : {"pagerank", "personalized_pagerank"}) {
+    INFO(algorithm);
+    for (double bad : {inf, -inf, nan}) {
+      const std::string m = message_of(algotest::to_matrix<double>(graph(bad, 1)), algorithm);
+      CHECK_THAT(m, test::contains("weight A(0, 1)"));
+      CHECK_THAT(m, test::contains("finite weights >= 0"));
+    }
+    // Finite weights whose sum is not: the row is named.
+    const std::string m = message_of(algotest::to_matrix<double>(graph(1e308, 1e308)), algorithm);
+    CHECK_THAT(m, test::contains("out-weights of row 0 sum past the largest float64"));
+    const std::string mf = message_of(algotest::to_matrix<float>(graph(3e38, 3e38)), algorithm);
+    CHECK_THAT(mf, test::contains("out-weights of row 0 sum past the largest float32"));
+  }
+  // Near the limit every weight and sum is fine, and the ranks equal those of equal
+  // weights (the reproduction's 0.486 / 0.257 / 0.257).
+  const algo::PageRankOptions o{.tolerance = 1e-12, .max_iterations = 1000, .weighted = true};
+  const auto big = algo::pagerank(algotest::to_matrix<double>(graph(1e307, 1e307)), o);
+  const auto equal = algo::pagerank(algotest::to_matrix<double>(graph(1, 1)), o);
+  REQUIRE(big.converged);
+  REQUIRE(equal.converged);
+  const auto b = big.ranks.to_std_vector(), e = equal.ranks.to_std_vector();
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(std::isfinite(b[i]));
+    CHECK(std::abs(b[i] - e[i]) < 1e-12);
+  }
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(3, 1.0 / 3);
+  check_ranks(e, oracle::pagerank(graph(1, 1), uniform, 0.85, true), "equal weights");
 }

@@ -209,3 +209,44 @@ TEST_CASE("sssp on a graph large enough for the parallel rounds", "[algo][sssp]"
     check_distances(r.distances.to_std_vector(), oracle::dijkstra(g, s), "large hubs source " + std::to_string(s));
   }
 }
+
+TEST_CASE("sssp reports a distance that overflows instead of calling the vertex unreached", "[algo][sssp][errors]") {
+  // The reproduction: 0 -> 1 -> 2, each weight 1e308; d(2) = 2e308 passes the largest double.
+  oracle::Graph path{4, {{0, 1, 1e308}, {1, 2, 1e308}}};  // vertex 3 is unreachable indeed
+  const auto message_of = [](auto&& run) {
+    try {
+      run();
+    } catch (const InvalidValue& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto A = algotest::to_matrix<double>(path);
+  for (bool negative : {false, true}) {
+    INFO("allow_negative=" << negative);
+    const std::string m = message_of([&] { algo::sssp(A, 0, {.allow_negative = negative}); });
+    CHECK_THAT(m, test::contains("from source 0 to vertex 2 passes the largest float64"));
+    CHECK_THAT(m, test::contains("vertex 2 is reachable"));
+  }
+  const std::string mm = message_of([&] { algo::sssp(A, std::vector<Index>{3, 0}); });
+  CHECK_THAT(mm, test::contains("from source 0 to vertex 2"));
+  const auto F = algotest::to_matrix<float>(oracle::Graph{3, {{0, 1, 3e38}, {1, 2, 3e38}}});
+  CHECK_THAT(message_of([&] { algo::sssp(F, 0); }), test::contains("largest float32"));
+
+  // From source 1 nothing overflows: vertex 2 at 1e308, 0 and 3 truly unreachable.
+  check_distances(algo::sssp(A, 1).distances.to_std_vector(), {oracle::inf, 0, 1e308, oracle::inf}, "from 1");
+  // An edge of weight +inf is no path: its head stays unreachable without an error, even
+  // where large finite distances sit beside it.
+  const double inf = std::numeric_limits<double>::infinity();
+  oracle::Graph blocked{3, {{0, 1, 1e308}, {1, 2, inf}}};
+  const auto B = algotest::to_matrix<double>(blocked);
+  check_distances(algo::sssp(B, 0).distances.to_std_vector(), {0, 1e308, oracle::inf}, "inf edge");
+  check_distances(algo::sssp(B, 0, {.allow_negative = true}).distances.to_std_vector(), {0, 1e308, oracle::inf},
+                  "inf edge, bellman-ford");
+  const auto multi = algo::sssp(B, std::vector<Index>{0, 2}).distances.to_col_major();
+  check_distances(multi, {0, 1e308, oracle::inf, oracle::inf, oracle::inf, 0}, "inf edge, two sources");
+  // A shorter route that stays finite wins, and nothing is reported.
+  oracle::Graph detour{3, {{0, 1, 1e308}, {1, 2, 1e308}, {0, 2, 5}}};
+  check_distances(algo::sssp(algotest::to_matrix<double>(detour), 0).distances.to_std_vector(), {0, 1e308, 5},
+                  "detour");
+}

@@ -3,6 +3,7 @@
 // drop a NaN term, so a row of only NaN terms gives the identity, as binary_op.hpp
 // documents), integer wrap-around, empty matrices, a zero inner dimension, N = 0, and
 // empty or all-zero masks. Built for the host and, as a gpu test, for cuda:0.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -204,5 +205,105 @@ TEST_CASE("empty and all-zero masks", "[reliability][mask]") {
     mxm(C, A, B, semiring::plus_times<float>{}, {.mask = c.mask, .replace = c.replace});
     INFO(c.what);
     CHECK(test::compare_dense(C.to(Device::cpu()), want) == "");
+  }
+}
+
+namespace {
+
+// The hand-written oracle of binary_op.hpp's rule for max and min: fold the terms from the
+// identity, dropping each NaN; so a list of only NaN terms gives the identity.
+float min_max_fold(const std::string& name, std::initializer_list<float> terms) {
+  const bool is_max = name.rfind("max", 0) == 0;
+  float acc = is_max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  for (float t : terms)
+    if (!std::isnan(t)) acc = is_max ? std::max(acc, t) : std::min(acc, t);
+  return acc;
+}
+float multiply_of(const std::string& name, float a, float b) {
+  return name.find("plus") != std::string::npos ? a + b : a * b;
+}
+
+template <class Vec>
+std::vector<std::pair<Index, float>> tuples_of(const Vec& w) {
+  return w.to(Device::cpu()).extract_tuples();
+}
+
+}  // namespace
+
+// Every operation that folds terms with max or min, on the device under test: an entry
+// whose terms are all NaN is the identity, an entry with one finite term among NaNs is
+// that term's fold. The inputs: rows 0 and 1 of A are {NaN, 1} and {NaN}, row 2 is empty.
+TEST_CASE("every max / min fold gives the identity for an entry of only NaN terms", "[reliability][nan]") {
+  const Device dev = device_under_test();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto A = SparseMatrix<float>::from_tuples(3, 2, std::vector<Index>{0, 0, 1}, std::vector<Index>{0, 1, 0},
+                                                  std::vector<float>{nan, 1, nan})
+                     .to(dev);
+  // The dense twin of A, row 2 and A(1,1) NaN too, so that row 1 and row 2 are all-NaN rows.
+  const auto Ad = DenseMatrix<float>::from_row_major(3, 2, {nan, 1, nan, nan, nan, nan}, dev);
+  const auto Bd = DenseMatrix<float>::from_row_major(2, 1, {2, 3}, dev);
+  const auto Bs = SparseMatrix<float>::from_tuples(2, 1, std::vector<Index>{0, 1}, std::vector<Index>{0, 0},
+                                                   std::vector<float>{2, 3})
+                      .to(dev);
+  for (std::string name : {"max_times", "min_times", "max_plus", "min_plus"}) {
+    INFO(name << " on " << dev.str());
+    const float id = min_max_fold(name, {});
+    const float row0 = min_max_fold(name, {nan, multiply_of(name, 1, 3)});
+    const SemiringId s = semiring_from_string(name.c_str());
+    visit_semiring<float>(s, [&]<class S>() {
+      {  // sparse x dense
+        auto C = DenseMatrix<float>::constant(3, 1, test::poison<float>(), dev);
+        mxm(C, A, Bd, S{});
+        CHECK(C.to(Device::cpu()).to_row_major() == std::vector<float>{row0, id, id});
+      }
+      {  // sparse x sparse: the all-NaN entry is stored (it has terms), with the identity
+        SparseMatrix<float> C(3, 1, dev);
+        mxm(C, A, Bs, S{});
+        CHECK(C.to(Device::cpu()).extract_tuples() == std::vector<Tuple<float>>{{0, 0, row0}, {1, 0, id}});
+      }
+      {  // dense x dense
+        auto C = DenseMatrix<float>::constant(3, 1, test::poison<float>(), dev);
+        mxm(C, Ad, Bd, S{});
+        CHECK(C.to(Device::cpu()).to_row_major() == std::vector<float>{row0, id, id});
+      }
+      {  // dense x sparse
+        auto C = DenseMatrix<float>::constant(3, 1, test::poison<float>(), dev);
+        mxm(C, Ad, Bs, S{});
+        CHECK(C.to(Device::cpu()).to_row_major() == std::vector<float>{row0, id, id});
+      }
+      for (std::string_view variant : {"pull", "push"}) {  // mxv: w = A u
+        INFO("mxv " << variant);
+        const auto u = Vector<float>::from_tuples(2, std::vector<Index>{0, 1}, std::vector<float>{2, 3}).to(dev);
+        Vector<float> w(3, dev);
+        Options o;
+        o.variant = variant;
+        mxv(w, A, u, S{}, o);
+        CHECK(tuples_of(w) == std::vector<std::pair<Index, float>>{{0, row0}, {1, id}});
+      }
+      for (std::string_view variant : {"pull", "push"}) {  // vxm: w = u A, column 0 of A is {NaN, NaN}
+        INFO("vxm " << variant);
+        const auto u = Vector<float>::from_tuples(3, std::vector<Index>{0, 1}, std::vector<float>{2, 3}).to(dev);
+        Vector<float> w(2, dev);
+        Options o;
+        o.variant = variant;
+        vxm(w, u, A, S{}, o);
+        const float col1 = min_max_fold(name, {multiply_of(name, 2, 1)});
+        CHECK(tuples_of(w) == std::vector<std::pair<Index, float>>{{0, id}, {1, col1}});
+      }
+    });
+  }
+  for (std::string name : {"max", "min"}) {  // reduce with the monoid alone
+    INFO("reduce " << name << " on " << dev.str());
+    const float id = min_max_fold(name, {});
+    visit_monoid<float>(name == "max" ? MonoidId::max : MonoidId::min, [&]<class M>() {
+      Vector<float> w(3, dev);
+      reduce(w, A, M{});
+      CHECK(tuples_of(w) == std::vector<std::pair<Index, float>>{{0, 1.0f}, {1, id}});
+      Vector<float> wd(3, dev);
+      reduce(wd, Ad, M{});
+      CHECK(tuples_of(wd) == std::vector<std::pair<Index, float>>{{0, 1.0f}, {1, id}, {2, id}});
+      const auto all_nan = Vector<float>::from_dense(std::vector<float>(100, nan), dev);
+      CHECK(reduce(all_nan, M{}) == id);
+    });
   }
 }

@@ -49,7 +49,12 @@ struct PersonalizedPageRankResult {
 };
 
 // Throws DimensionMismatch (A not square), InvalidValue (damping, tolerance or
-// max_iterations out of range; a negative weight with `weighted`).
+// max_iterations out of range; with `weighted`: a weight that is negative, NaN or
+// infinite, naming the entry, or a row whose finite weights sum past the type's largest
+// value, naming the row: such a row has no transition probabilities in T, and geblas
+// refuses it rather than treating it as dangling). Never returns NaN ranks: a rank sum
+// that is not finite and positive raises Error (Info::panic). `converged` is true only
+// when an iteration's L1 change fell below `tolerance`.
 GEBLAS_API PageRankResult<float> pagerank(const SparseMatrix<float>& A, const PageRankOptions& options = {});
 GEBLAS_API PageRankResult<double> pagerank(const SparseMatrix<double>& A, const PageRankOptions& options = {});
 

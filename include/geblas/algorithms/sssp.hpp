@@ -42,8 +42,11 @@ struct MultiSsspResult {
 
 // Throws DimensionMismatch (A not square), IndexOutOfBounds (a source outside [0, n)),
 // InvalidValue (negative weight without allow_negative; NaN weight; negative cycle; no
-// sources). on_iteration: once per Bellman-Ford round (entries changed); for the near-
-// far run once at the end, with (rounds, edges relaxed).
+// sources; a distance that passes the type's largest value: a sum of finite weights that
+// overflowed, naming the source and the vertex). +inf in the result therefore always
+// means unreachable (an edge of weight +inf is no path), never an overflowed distance.
+// on_iteration: once per Bellman-Ford round (entries changed); for the near-far run once
+// at the end, with (rounds, edges relaxed).
 GEBLAS_API SsspResult<float> sssp(const SparseMatrix<float>& A, Index source, const SsspOptions& options = {});
 GEBLAS_API SsspResult<double> sssp(const SparseMatrix<double>& A, Index source, const SsspOptions& options = {});
 GEBLAS_API MultiSsspResult<float> sssp(const SparseMatrix<float>& A, const std::vector<Index>& sources,

@@ -9,6 +9,7 @@
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
+#include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cuda::ops {
 namespace {
@@ -37,7 +38,7 @@ __global__ void dense_dense_kernel(DenseView<V> A, DenseView<V> B, DenseView<V> 
     const int kmax = kdim - k0 < TS ? static_cast<int>(kdim - k0) : TS;
     for (int k = 0; k < kmax; ++k) {
       const V x = binop_apply<V>(sr.mul, as[threadIdx.y][k], bs[k][threadIdx.x]);
-      acc = has ? monoid_apply<V>(sr.add, acc, x) : x;
+      acc = has ? monoid_apply<V>(sr.add, acc, x) : first_term(sr.add, x);
       has = true;
     }
     __syncthreads();
@@ -59,7 +60,7 @@ void dense_sparse_typed(DenseStorage& T, const DenseStorage& A, const SparseStor
     V acc = monoid_identity<V>(sr.add);
     for (Index p = bro[j]; p < bro[j + 1]; ++p) {
       const V x = binop_apply<V>(sr.mul, a(i, bci[p]), bv[p]);
-      acc = has ? monoid_apply<V>(sr.add, acc, x) : x;
+      acc = has ? monoid_apply<V>(sr.add, acc, x) : first_term(sr.add, x);
       has = true;
     }
     t(i, j) = acc;

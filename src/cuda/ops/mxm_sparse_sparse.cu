@@ -15,6 +15,7 @@
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
+#include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cuda::ops {
 namespace {
@@ -46,7 +47,7 @@ void masked_dot(SparseStorage& T, const SparseStorage& A, const SparseStorage& B
         const ColIndex ka = aci[pa], kb = bci[pb];
         if (ka == kb) {
           const V x = binop_apply<V>(sr.mul, av[pa], bv[pb]);
-          acc = has ? monoid_apply<V>(sr.add, acc, x) : x;
+          acc = has ? monoid_apply<V>(sr.add, acc, x) : first_term(sr.add, x);
           has = true;
           ++pa;
           ++pb;
@@ -140,7 +141,7 @@ void esc(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const
   GEBLAS_CUDA_CHECK(cudaMemsetAsync(oro, 0, static_cast<std::size_t>(m + 1) * sizeof(Index), s));
   for_each(nvals, s, [=] __device__(Index e) {
     const Index b = start[e], en = start[e + 1];
-    V acc = pv[pm[b]];
+    V acc = first_term(sr.add, pv[pm[b]]);
     for (Index p = b + 1; p < en; ++p) acc = monoid_apply<V>(sr.add, acc, pv[pm[p]]);
     const std::uint64_t key = sk[b];
     oci[e] = static_cast<ColIndex>(key % nn);

@@ -12,6 +12,7 @@
 
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
+#include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cuda::ops {
 namespace {
@@ -41,7 +42,7 @@ constexpr bool reads_matrix() {
 template <class S, class T>
 __device__ inline void fold(bool& has, T& acc, bool other_has, T other) {
   if (other_has) {
-    acc = has ? S::add(acc, other) : other;
+    acc = has ? S::add(acc, other) : first_term_for<S>(other);
     has = true;
   }
 }

@@ -12,6 +12,7 @@
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
+#include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cuda::ops {
 namespace {
@@ -41,14 +42,14 @@ __global__ void row_reduce_kernel(Index m, MonoidId mon, Len len, Get get, V* ou
     V acc = monoid_identity<V>(mon);
     for (Index k = lane; k < L; k += 32) {
       const V x = get(i, k);
-      acc = has ? monoid_apply<V>(mon, acc, x) : x;
+      acc = has ? monoid_apply<V>(mon, acc, x) : first_term(mon, x);
       has = true;
     }
     for (int off = 16; off > 0; off /= 2) {
       const bool oh = __shfl_down_sync(0xffffffffu, static_cast<int>(has), off) != 0;
       const V ov = shfl_down_any(acc, off);
       if (oh) {
-        acc = has ? monoid_apply<V>(mon, acc, ov) : ov;
+        acc = has ? monoid_apply<V>(mon, acc, ov) : first_term(mon, ov);
         has = true;
       }
     }
@@ -118,7 +119,7 @@ void reduce_values_typed(ScalarBytes& result, const void* values, Index count, M
       cub::DeviceReduce::Reduce(tmp.data(), bytes, in, out.as<Term<V>>(), count, TermMonoid<V>{mon}, init, c.stream));
   Term<V> host{};
   read_to_host(&host, out.data(), sizeof(host), c.stream);
-  *static_cast<V*>(result.data()) = host.has ? host.value : monoid_identity<V>(mon);
+  *static_cast<V*>(result.data()) = host.has ? first_term(mon, host.value) : monoid_identity<V>(mon);
 }
 
 }  // namespace

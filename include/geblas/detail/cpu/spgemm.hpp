@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "geblas/detail/nan_rule.hpp"
 #include "geblas/detail/storage.hpp"
 #include "geblas/detail/views.hpp"
 #include "geblas/semiring.hpp"
@@ -41,7 +42,7 @@ SparseStorage spgemm(const CsrView<T>& A, const CsrView<T>& B, RowFilter&& allow
           const T prod = S::mul(av, semiring_reads_b<S>() ? B.values[kb] : T(1));
           if (!seen[static_cast<std::size_t>(j)]) {
             seen[static_cast<std::size_t>(j)] = 1;
-            acc[static_cast<std::size_t>(j)] = prod;
+            acc[static_cast<std::size_t>(j)] = first_term_for<S>(prod);
             touched.push_back(j);
           } else {
             acc[static_cast<std::size_t>(j)] = S::add(acc[static_cast<std::size_t>(j)], prod);
