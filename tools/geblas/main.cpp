@@ -9,7 +9,6 @@
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "geblas/error.hpp"
-#include "geblas/threads.hpp"
 #include "geblas/version.hpp"
 
 namespace {
@@ -26,9 +25,6 @@ int finish_stdout() {
 
 int main(int argc, char** argv) {
   using namespace geblas::cli;
-  // Idle OpenMP threads sleep instead of spinning on cores other work needs (10x faster
-  // BFS on a loaded machine); re-executes once unless the user set a wait policy.
-  geblas::use_passive_wait(argv);
   try {
     const CliArgs args = parse_cli(argc, argv);
     if (args.command == Command::version) {
