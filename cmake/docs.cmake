@@ -31,6 +31,8 @@ if(DOXYGEN_FOUND)
     ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/CLI.md ${PROJECT_SOURCE_DIR}/docs/FORMATS.md
     ${PROJECT_SOURCE_DIR}/docs/TYPES.md ${PROJECT_SOURCE_DIR}/docs/RELIABILITY.md
     COMMENT "geblas API reference (Doxygen) -> ${PROJECT_BINARY_DIR}/docs/html/index.html")
+  # Installed with the user documentation when it was built (`--target docs` first).
+  install(DIRECTORY ${PROJECT_BINARY_DIR}/docs/html/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/api OPTIONAL)
 else()
   add_custom_target(docs
     COMMAND ${CMAKE_COMMAND} -E echo "geblas docs: skipped: Doxygen was not found (Debian: apt-get install doxygen), reconfigure after installing it"

@@ -3,18 +3,21 @@
 // want the widest path to each vertex. On a GPU the library compiles the two operators
 // into its tuned SpMM kernels (NVRTC, cached on disk: no nvcc in this program's build);
 // without one the same semiring runs on the CPU, with the same results.
-//   example_custom_semiring [graph.mtx[.gz]]     (default: data/astro-ph-weighted.mtx.gz)
+//   example_custom_semiring [graph.mtx[.gz]]     (default: the bundled graph)
 #include <geblas/geblas.hpp>
 #include <geblas/jit.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <string>
 #include <vector>
+
+#include "bundled_graph.hpp"
 
 int main(int argc, char** argv) {
   using namespace geblas;
-  const char* path = argc > 1 ? argv[1] : "data/astro-ph-weighted.mtx.gz";
+  const std::string path = argc > 1 ? argv[1] : bundled_graph();
   try {
     const Device dev = default_device();  // the GPU when there is one, else the CPU
     // add = max, identity 0 (no path); multiply = min (the bottleneck). Each half is a
@@ -38,7 +41,7 @@ int main(int argc, char** argv) {
         }
       w = DenseMatrix<double>::from_row_major(n, 1, a, dev);
       if (!changed) {
-        std::printf("%s on %s: widest paths from vertex 0 settled after %d rounds\n", path, dev.str().c_str(), round);
+        std::printf("%s on %s: widest paths from vertex 0 settled after %d rounds\n", path.c_str(), dev.str().c_str(), round);
         break;
       }
     }

@@ -1,30 +1,36 @@
-// GraphSAGE max-pool aggregation over a real graph's node features: every vertex takes,
-// feature by feature, the maximum over its neighbours (one max_times SpMM). Cora's
-// citation graph and bag-of-words features are the default input.
-//   example_gnn_aggregate [graph.mtx.gz features.mtx.gz]
-//   (default: $GEBLAS_DATA_DIR or ../shared/data, cora.mtx.gz and cora.features.mtx.gz)
+// GraphSAGE max-pool aggregation over a graph's node features: every vertex takes,
+// feature by feature, the maximum over its neighbours (one max_times SpMM). The features
+// come from a Matrix Market file (sparse, one row per vertex: Cora's bag-of-words, say)
+// or, without one, are one-hot labels: vertex v has feature v mod 16.
+//   example_gnn_aggregate [graph.mtx[.gz] [features.mtx[.gz]]]     (default: the bundled graph)
 #include <geblas/geblas.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bundled_graph.hpp"
+
 int main(int argc, char** argv) {
   using namespace geblas;
-  const char* env = std::getenv("GEBLAS_DATA_DIR");
-  const std::string dir = env && *env ? env : "../shared/data";
-  const std::string graph = argc > 2 ? argv[1] : dir + "/cora.mtx.gz";
-  const std::string features = argc > 2 ? argv[2] : dir + "/cora.features.mtx.gz";
+  const std::string graph = argc > 1 ? argv[1] : bundled_graph();
   try {
     const Device dev = default_device();
     // The adjacency as a pattern of ones, so that max_times gives the plain maximum.
     const auto A = io::read_matrix_market<float>(graph).to(dev);
-    // Features are stored sparse; an SpMM operand is dense (n x f).
-    const auto F = io::read_matrix_market<float>(features);
-    std::vector<float> x(static_cast<std::size_t>(F.nrows() * F.ncols()), 0.0f);
-    for (const auto& t : F.extract_tuples()) x[static_cast<std::size_t>(t.row * F.ncols() + t.col)] = t.value;
-    const auto X = DenseMatrix<float>::from_row_major(F.nrows(), F.ncols(), x, dev);
+    // An SpMM operand is dense (vertices x features), row-major here.
+    Index nfeatures = 16;
+    std::vector<float> x;
+    if (argc > 2) {
+      const auto F = io::read_matrix_market<float>(argv[2]);
+      nfeatures = F.ncols();
+      x.assign(static_cast<std::size_t>(F.nrows() * nfeatures), 0.0f);
+      for (const auto& t : F.extract_tuples()) x[static_cast<std::size_t>(t.row * nfeatures + t.col)] = t.value;
+    } else {
+      x.assign(static_cast<std::size_t>(A.ncols() * nfeatures), 0.0f);
+      for (Index v = 0; v < A.ncols(); ++v) x[static_cast<std::size_t>(v * nfeatures + v % nfeatures)] = 1.0f;
+    }
+    const auto X = DenseMatrix<float>::from_row_major(static_cast<Index>(x.size()) / nfeatures, nfeatures, x, dev);
 
     DenseMatrix<float> H(A.nrows(), X.ncols(), dev);
     algo::sage_max_aggregate(H, A, X);  // H(i,:) = max over neighbours j of X(j,:)

@@ -1,16 +1,19 @@
 // Multi-source shortest paths: k sources are the k columns of one dense matrix, and each
 // Bellman-Ford round is a single min_plus SpMM over all of them.
-//   example_sssp [graph.mtx[.gz]] [k]     (default: data/astro-ph-weighted.mtx.gz, 8)
+//   example_sssp [graph.mtx[.gz]] [k]     (default: the bundled graph, 8)
 #include <geblas/geblas.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
+
+#include "bundled_graph.hpp"
 
 int main(int argc, char** argv) {
   using namespace geblas;
-  const char* path = argc > 1 ? argv[1] : "data/astro-ph-weighted.mtx.gz";
+  const std::string path = argc > 1 ? argv[1] : bundled_graph();
   const Index k = argc > 2 ? std::atoll(argv[2]) : 8;
   try {
     const auto A = io::read_matrix_market<double>(path).to(default_device());
@@ -23,7 +26,7 @@ int main(int argc, char** argv) {
     const auto result = algo::sssp(A, sources);
     const std::vector<double> d = result.distances.to_row_major();
 
-    std::printf("%s on %s: %lld sources, %d min_plus SpMM rounds\n", path, A.device().str().c_str(),
+    std::printf("%s on %s: %lld sources, %d min_plus SpMM rounds\n", path.c_str(), A.device().str().c_str(),
                 static_cast<long long>(k), result.rounds);
     for (Index j = 0; j < k; ++j) {
       Index reached = 0;

@@ -1,5 +1,5 @@
 // Thread count and wait policy of geblas's OpenMP regions (see <geblas/threads.hpp> for
-// why the wait policy needs a re-exec with GCC's libgomp).
+// how the passive policy is set before GCC's libgomp reads it).
 #include "geblas/threads.hpp"
 
 #include <omp.h>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "geblas/error.hpp"
+#include "omp_env/omp_env.hpp"
 
 namespace geblas {
 namespace {
@@ -36,7 +37,8 @@ int get_num_threads() { return omp_get_max_threads(); }
 bool passive_wait() { return env_says_passive(); }
 
 void use_passive_wait(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;  // the user chose
+  // Set already: by the user, or by libgeblas_omp_env.so when libgeblas was loaded.
+  if (geblas_omp_wait_policy_in_environment()) return;
   if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
   // /proc/self/exe is this very program even when argv[0] is a bare name or was moved.
   execv("/proc/self/exe", argv);

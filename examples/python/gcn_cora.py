@@ -8,7 +8,7 @@ Split: seeded, 20 labelled vertices per class for training (140), then 500 for
 validation and 1000 for testing drawn from the rest. GCN test accuracy lands near 0.8,
 where the literature puts it for Cora.
 
-    PYTHONPATH=build/python python3 examples/python/gcn_cora.py [--data DIR] [--epochs 200]
+    PYTHONPATH=build/python python3 examples/python/gcn_cora.py --data DIR [--epochs 200]
 """
 
 import argparse
@@ -119,9 +119,11 @@ def scatter_max(A_rows, A_cols, n):
 
 
 def main():
-    default_data = os.environ.get("GEBLAS_DATA_DIR", str(pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"))
+    # Cora is not bundled with geblas: its folder comes from --data or GEBLAS_DATA_DIR.
+    default_data = os.environ.get("GEBLAS_DATA_DIR")
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", default=default_data, help="folder with cora.mtx.gz, cora.features.mtx.gz, cora.labels.txt")
+    p.add_argument("--data", default=default_data, required=default_data is None,
+                   help="folder with cora.mtx.gz, cora.features.mtx.gz, cora.labels.txt (default: $GEBLAS_DATA_DIR)")
     p.add_argument("--epochs", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() and geblas.cuda_device_count() else "cpu")

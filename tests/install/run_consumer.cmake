@@ -1,5 +1,6 @@
-# Installs the build tree into WORK_DIR/prefix, then, as a user of the installed package
-# would and with no LD_LIBRARY_PATH: runs the installed tool (when it was built), and
+# Installs the build tree into WORK_DIR/prefix, checks the installed graph and user
+# documentation, then, as a user of the installed package would and with no
+# LD_LIBRARY_PATH: runs the installed tool on that graph (when it was built), and
 # configures, builds and runs a find_package(geblas) consumer and a pkg-config consumer.
 unset(ENV{LD_LIBRARY_PATH})
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -24,10 +25,44 @@ if(NOT n_pc EQUAL 1)
 endif()
 get_filename_component(pc_dir ${pc_files} DIRECTORY)
 
-# The installed soname must carry the version the config file promises.
-file(GLOB sonames ${prefix}/*/libgeblas.so.${EXPECT_SOVERSION} ${prefix}/*/*/libgeblas.so.${EXPECT_SOVERSION})
-if(NOT sonames)
-  message(FATAL_ERROR "no libgeblas.so.${EXPECT_SOVERSION} installed under ${prefix}")
+# The installed sonames must carry the version the config file promises; libgeblas
+# loads libgeblas_omp_env (src/omp_env) from beside it.
+foreach(lib libgeblas libgeblas_omp_env)
+  file(GLOB sonames ${prefix}/*/${lib}.so.${EXPECT_SOVERSION} ${prefix}/*/*/${lib}.so.${EXPECT_SOVERSION})
+  if(NOT sonames)
+    message(FATAL_ERROR "no ${lib}.so.${EXPECT_SOVERSION} installed under ${prefix}")
+  endif()
+endforeach()
+
+# The bundled graph and the user documentation (README.md and every docs/*.md, byte for
+# byte; not the team's notes in docs/notes).
+set(installed_graph ${prefix}/${DATA_DIR}/astro-ph-weighted.mtx.gz)
+set(expected_files "${PROJECT_ROOT}/data/astro-ph-weighted.mtx.gz=${installed_graph}"
+                   "${PROJECT_ROOT}/data/README.md=${prefix}/${DATA_DIR}/README.md"
+                   "${PROJECT_ROOT}/README.md=${prefix}/${DOC_DIR}/README.md")
+file(GLOB user_docs ${PROJECT_ROOT}/docs/*.md)
+if(NOT user_docs)
+  message(FATAL_ERROR "no docs/*.md under ${PROJECT_ROOT}: wrong PROJECT_ROOT")
+endif()
+foreach(doc ${user_docs})
+  get_filename_component(name ${doc} NAME)
+  list(APPEND expected_files "${doc}=${prefix}/${DOC_DIR}/${name}")
+endforeach()
+foreach(pair ${expected_files})
+  string(REGEX MATCH "^([^=]+)=(.+)$" _ "${pair}")
+  set(source_file ${CMAKE_MATCH_1})
+  set(installed_file ${CMAKE_MATCH_2})
+  if(NOT EXISTS ${installed_file})
+    message(FATAL_ERROR "${source_file} was not installed to ${installed_file}")
+  endif()
+  file(SHA256 ${source_file} want)
+  file(SHA256 ${installed_file} got)
+  if(NOT want STREQUAL got)
+    message(FATAL_ERROR "${installed_file} differs from ${source_file}")
+  endif()
+endforeach()
+if(EXISTS ${prefix}/${DOC_DIR}/notes)
+  message(FATAL_ERROR "docs/notes was installed to ${prefix}/${DOC_DIR}/notes; only user documentation belongs there")
 endif()
 
 # (1) The installed tool runs from anywhere (its run path finds the library).
@@ -39,11 +74,17 @@ if(EXPECT_TOOL)
   if(NOT last_output MATCHES "^geblas ${EXPECT_VERSION}\n$")
     message(FATAL_ERROR "geblas --version printed '${last_output}', expected 'geblas ${EXPECT_VERSION}'")
   endif()
-  execute_process(COMMAND ${prefix}/bin/geblas info ${DATA_FILE} --no-progress
+  execute_process(COMMAND ${prefix}/bin/geblas info ${installed_graph} --no-progress
                   WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "installed geblas info:\n${out}${err}")
   if(rc OR NOT out MATCHES "shape: 16706 x 16706, entries: 242502")
-    message(FATAL_ERROR "installed geblas info on ${DATA_FILE} failed (${rc}) or printed an unexpected shape")
+    message(FATAL_ERROR "installed geblas info on ${installed_graph} failed (${rc}) or printed an unexpected shape")
+  endif()
+  # The help points to the installed documentation (the configured prefix's, which this
+  # scratch install shares the layout of) and to the source tree's.
+  run_checked("installed geblas --help" ${prefix}/bin/geblas --help)
+  if(NOT last_output MATCHES "/${DOC_DIR}/CLI.md \\(installed\\)" OR NOT last_output MATCHES "docs/CLI.md in the geblas source tree")
+    message(FATAL_ERROR "geblas --help does not point to ${DOC_DIR}/CLI.md and docs/CLI.md:\n${last_output}")
   endif()
 endif()
 

@@ -149,7 +149,8 @@ const char* kDescription =
     "geblas: graph algorithms and sparse products on graph files, on the GPU when there is one.\n"
     "Graphs: Matrix Market (.mtx, .mtx.gz), geblas binary, whitespace (SNAP) or CSV edge lists;\n"
     "'-' reads standard input. A(i,j) is an edge i -> j; vertex ids are 0-based in all output.\n"
-    "Exit codes: 0 success, 1 the run failed, 2 the command line is wrong. See docs/CLI.md.";
+    "Exit codes: 0 success, 1 the run failed, 2 the command line is wrong.\n"
+    "Documentation: " GEBLAS_INSTALLED_DOC_DIR "/CLI.md (installed), or docs/CLI.md in the geblas source tree.";
 
 void add_common(CLI::App* sub, CliArgs& a, Raw& r, bool computes) {
   sub->add_option("--format", r.format, "input format: auto (by content, then name), mtx, binary, edges, csv")->type_name("FORMAT")

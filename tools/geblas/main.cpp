@@ -14,7 +14,6 @@
 #include "commands.hpp"
 #include "geblas/error.hpp"
 #include "geblas/io_process.hpp"
-#include "geblas/threads.hpp"
 #include "geblas/version.hpp"
 
 namespace {
@@ -69,9 +68,6 @@ int finish_stdout() {
 
 int main(int argc, char** argv) {
   using namespace geblas::cli;
-  // Idle OpenMP threads sleep instead of spinning on cores other work needs (10x faster
-  // BFS on a loaded machine); re-executes once unless the user set a wait policy.
-  geblas::use_passive_wait(argv);
   // A closed pipe is a failed write (exit 1, with a message), not a silent death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
   // An interrupted write leaves no temporary file behind.
