@@ -4,7 +4,8 @@
 // frontier and the push/pull choice on the device, so a road graph's thousand levels
 // cost no host round trip each.
 //
-// On the host an automatic BFS pulls only when A' is already cached (see in_edges).
+// On the host an automatic BFS pulls through A' only when it is already cached (see
+// in_edges); without it the backend pulls through A itself when A's pattern is symmetric.
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
 // and select() keeps the reached entries. Many sources: one traversal per source into
@@ -24,6 +25,7 @@
 
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/trace.hpp"
 #include "geblas/operations/select.hpp"
 
 namespace geblas::algo {
@@ -54,7 +56,8 @@ BfsEntry bfs_entry(Device dev) {
 // entry) costs more than pulling can save in one traversal (push reads each entry at
 // most once), so an automatic BFS pulls there only when A' is already cached (a forced
 // pull, PageRank or vxm on A built it); a GPU builds A' in a few SpMV times and always
-// gets it. A null A' means push only.
+// gets it. A null A' leaves the choice to the host backend: pull through A when the
+// pattern is symmetric, else push only.
 std::shared_ptr<const geblas::detail::SparseStorage> in_edges(const geblas::detail::SparseStorage& A,
                                                                BfsDirection direction) {
   if (A.device.is_cpu() && direction == BfsDirection::automatic) {
@@ -146,7 +149,9 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   run.direction = direction_code(o.direction);
   run.levels = levels.values.as<V>();
   run.parents = parents.values.as<V>();
+  geblas::detail::begin_dispatch("bfs", geblas::detail::backend_for(dev).name);
   run_bfs(run);
+  geblas::detail::end_dispatch();
 
   BfsResult res;
   res.depth = run.depth;

@@ -3,16 +3,21 @@
 // is small, pull through A' (each unvisited vertex scans its in-list for a vertex of the
 // previous level) while it is large. Every vertex gets the smallest in-neighbour of the
 // previous level as parent in both directions: push takes the minimum over all frontier
-// in-neighbours, pull stops at the first hit of a sorted in-list. A level with few
-// frontier edges runs on the calling thread, a large one with OpenMP. Without A' (the
-// algorithm layer passes none when building it would cost more than pulling saves)
-// every level pushes.
+// in-neighbours, pull stops at the first hit of a sorted in-list. A pull level tests
+// in-neighbours against a bitmap of the frontier (n bits: a Kronecker graph's million
+// vertices fit in L2, where their levels would not). A level with few frontier edges
+// runs on the calling thread, a large one with OpenMP. Without A' (the algorithm layer
+// passes none when building it would cost more than pulling saves) an automatic
+// traversal pulls through A itself when A's pattern is symmetric (symmetry.hpp, cached
+// with A), and otherwise every level pushes.
 #include <algorithm>
 #include <atomic>
 #include <limits>
 #include <vector>
 
+#include "core/trace.hpp"
 #include "cpu/graph/graph.hpp"
+#include "cpu/graph/symmetry.hpp"
 #include "cpu/graph/traversal_policy.hpp"
 
 namespace geblas::detail::cpu::graph {
@@ -85,17 +90,28 @@ double push_level(Csr A, const std::vector<V>& frontier, std::vector<V>& next, V
   return edges;
 }
 
+// The frontier as a bitmap, one bit per vertex, for the pull step's tests.
+struct FrontierBits {
+  std::vector<std::uint64_t> words;
+  void assign(const std::vector<V>& frontier, Index n) {
+    words.assign(static_cast<std::size_t>((n + 63) / 64), 0);
+    for (V u : frontier) words[static_cast<std::size_t>(u >> 6)] |= std::uint64_t{1} << (u & 63);
+  }
+  bool has(V u) const { return (words[static_cast<std::size_t>(u >> 6)] >> (u & 63)) & 1; }
+};
+
 // One pull level over every unvisited vertex. Returns the in-edges read.
-double pull_level(Csr At, Index n, std::vector<V>& next, V* level, V* parent, V depth, bool parallel) {
+double pull_level(Csr At, Index n, const FrontierBits& frontier, std::vector<V>& next, V* level, V* parent, V depth,
+                  bool parallel) {
   double edges = 0;
+  // Only the visiting thread writes level[v] and parent[v]; the frontier is read from
+  // the bitmap, which no one writes during the level.
   auto visit = [&](Index v, std::vector<V>& out, double& scanned) {
-    if (std::atomic_ref<V>(level[v]).load(std::memory_order_relaxed) >= 0) return;
+    if (level[v] >= 0) return;
     for (Index k = At.ro[v]; k < At.ro[v + 1]; ++k) {
       const V u = At.ci[k];
-      // Marks this level writes (depth) never equal depth - 1; relaxed atomics only
-      // make the concurrent reads of other threads' marks well defined.
-      if (std::atomic_ref<V>(level[u]).load(std::memory_order_relaxed) == depth - 1) {
-        std::atomic_ref<V>(level[v]).store(depth, std::memory_order_relaxed);
+      if (frontier.has(u)) {
+        level[v] = depth;
         parent[v] = u;
         out.push_back(v);
         scanned += static_cast<double>(k - At.ro[v] + 1);
@@ -123,9 +139,13 @@ double pull_level(Csr At, Index n, std::vector<V>& next, V* level, V* parent, V 
 
 void bfs(BfsRun& run) {
   const Index n = run.A->nrows;
-  // Without A' (see BfsRun) the traversal pushes only, and m_u is not needed.
-  const bool can_pull = run.At != nullptr;
-  const Csr A = view(run.A), At = can_pull ? view(run.At) : Csr{nullptr, nullptr};
+  // Without A' (see BfsRun) the traversal pulls through A when its pattern is symmetric,
+  // or pushes only, and m_u is not needed.
+  const SparseStorage* in = run.At;
+  if (!in && run.direction != 1 && pattern_symmetric(*run.A)) in = run.A;
+  const bool can_pull = in != nullptr;
+  const Csr A = view(run.A), At = can_pull ? view(in) : Csr{nullptr, nullptr};
+  FrontierBits bits;
   V* level = run.levels;
   V* parent = run.parents;
   std::fill(level, level + n, V{-1});
@@ -158,7 +178,9 @@ void bfs(BfsRun& run) {
     next.clear();
     if (pulling) {
       // A pull level reads at least one entry per vertex: the same work bound as push.
-      run.edges_examined += pull_level(At, n, next, level, parent, depth, n >= TraversalPolicy::parallel_min_edges);
+      bits.assign(frontier, n);
+      run.edges_examined +=
+          pull_level(At, n, bits, next, level, parent, depth, n >= TraversalPolicy::parallel_min_edges);
     } else {
       const bool parallel = frontier_edges >= static_cast<double>(TraversalPolicy::parallel_min_edges) &&
                             frontier.size() > 1;
@@ -177,6 +199,9 @@ void bfs(BfsRun& run) {
   }
   for (Index v = 0; v < n; ++v)
     if (level[v] < 0) parent[v] = -1;
+  DispatchRecord& rec = current_dispatch();
+  rec.variant = can_pull ? "direction_optimising" : "push";
+  rec.reason = !can_pull ? "no A' cached, directed pattern" : in == run.A ? "pulls through A: symmetric pattern" : "pulls through A'";
 }
 
 void bfs_level_step(const BfsLevelStep& s) {
