@@ -7,7 +7,8 @@
 //
 // Skipping needs every edge to be seen from its end outside the giant component: true
 // when A's pattern is symmetric (an edge is in both rows), or when A' is cached (its
-// rows give each vertex's in-edges too); otherwise no vertex is skipped.
+// rows give each vertex's in-edges too); otherwise every entry is linked in one pass,
+// with no sampling rounds.
 //
 // The hooking is ECL-CC's (Jaiganesh & Burtscher, HPDC 2018): a root is hooked under
 // the smaller root with a CAS and finds halve the paths they walk. Hooking only ever
@@ -108,30 +109,42 @@ void connected_components(ComponentsRun& run) {
   run.rounds = 1;
   run.count = 0;
   if (n == 0) return;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (Index v = 0; v < n; ++v) parent[v] = v;
-  // The sampled neighbours: the r-th entry of every row, round by round, each round
-  // compressed so that the next one's finds are short.
-  constexpr Index sampled = ComponentsPolicy::sampled_neighbours;
-  for (Index r = 0; r < sampled; ++r) {
-#pragma omp parallel for schedule(static) if (parallel)
-    for (Index v = 0; v < n; ++v)
-      if (ro[v] + r < ro[v + 1]) unite(parent, v, ci[ro[v] + r]);
-    compress(parent, n, parallel);
-  }
-  // The rest, skipping the giant component's vertices where that is safe.
+  // Skipping is safe with A' or a symmetric pattern; without it the sampling rounds
+  // would only add passes, so every entry is linked in one pass.
   const auto At = cached_transpose_if_any(A);
   const bool symmetric = !At && pattern_symmetric(A);
   const bool skip = symmetric || At;
-  const GraphVertex giant = skip ? frequent_root(parent, n) : -1;
-  const Index* tro = At ? At->row_offsets.as<Index>() : nullptr;
-  const ColIndex* tci = At ? At->col_indices.as<ColIndex>() : nullptr;
+  constexpr Index sampled = ComponentsPolicy::sampled_neighbours;
+  if (!skip) {
+    // Each vertex starts under its first (smallest) neighbour when that one is smaller:
+    // many hooks are then already done.
+#pragma omp parallel for schedule(static) if (parallel)
+    for (Index v = 0; v < n; ++v) parent[v] = (ro[v] < ro[v + 1] && ci[ro[v]] < v) ? ci[ro[v]] : v;
 #pragma omp parallel for schedule(dynamic, ComponentsPolicy::rows_per_chunk) if (parallel)
-  for (Index v = 0; v < n; ++v) {
-    if (skip && load(parent, v) == giant) continue;
-    for (Index k = ro[v] + sampled; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
-    if (At)  // the in-edges of v, which the skipped rows would have linked
-      for (Index k = tro[v]; k < tro[v + 1]; ++k) unite(parent, v, tci[k]);
+    for (Index v = 0; v < n; ++v)
+      for (Index k = ro[v]; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
+  } else {
+#pragma omp parallel for schedule(static) if (parallel)
+    for (Index v = 0; v < n; ++v) parent[v] = v;
+    // The sampled neighbours: the r-th entry of every row, round by round, each round
+    // compressed so that the next one's finds are short.
+    for (Index r = 0; r < sampled; ++r) {
+#pragma omp parallel for schedule(static) if (parallel)
+      for (Index v = 0; v < n; ++v)
+        if (ro[v] + r < ro[v + 1]) unite(parent, v, ci[ro[v] + r]);
+      compress(parent, n, parallel);
+    }
+    // The rest, for the vertices outside the giant component.
+    const GraphVertex giant = frequent_root(parent, n);
+    const Index* tro = At ? At->row_offsets.as<Index>() : nullptr;
+    const ColIndex* tci = At ? At->col_indices.as<ColIndex>() : nullptr;
+#pragma omp parallel for schedule(dynamic, ComponentsPolicy::rows_per_chunk) if (parallel)
+    for (Index v = 0; v < n; ++v) {
+      if (load(parent, v) == giant) continue;
+      for (Index k = ro[v] + sampled; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
+      if (At)  // the in-edges of v, which the skipped rows would have linked
+        for (Index k = tro[v]; k < tro[v + 1]; ++k) unite(parent, v, tci[k]);
+    }
   }
   std::int64_t roots = 0;
 #pragma omp parallel for schedule(static) reduction(+ : roots) if (parallel)

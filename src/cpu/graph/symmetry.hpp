@@ -10,7 +10,7 @@
 
 namespace geblas::detail::cpu::graph {
 
-// Exact: every entry (i, j) has its mirror (j, i). One binary search per entry on a
+// Exact: every entry (i, j) has its mirror (j, i). About two reads per entry on a
 // symmetric pattern; a directed one usually stops at its first unmatched entry.
 bool pattern_symmetric(const SparseStorage& A);
 
