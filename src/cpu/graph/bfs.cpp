@@ -7,14 +7,16 @@
 // in-neighbours against a bitmap of the frontier (n bits: a Kronecker graph's million
 // vertices fit in L2, where their levels would not). A level with few frontier edges
 // runs on the calling thread, a large one with OpenMP. Without A' (the algorithm layer
-// passes none when building it would cost more than pulling saves) an automatic
-// traversal pulls through A itself when A's pattern is symmetric (symmetry.hpp, cached
-// with A), and otherwise every level pushes.
+// passes only a cached one) an automatic traversal pulls through A itself when A's
+// pattern is symmetric (symmetry.hpp, cached with A), and otherwise builds A' (cached
+// with A) at the first level that pulls.
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <memory>
 #include <vector>
 
+#include "core/derived_cache.hpp"
 #include "core/trace.hpp"
 #include "cpu/graph/graph.hpp"
 #include "cpu/graph/symmetry.hpp"
@@ -139,12 +141,15 @@ double pull_level(Csr At, Index n, const FrontierBits& frontier, std::vector<V>&
 
 void bfs(BfsRun& run) {
   const Index n = run.A->nrows;
-  // Without A' (see BfsRun) the traversal pulls through A when its pattern is symmetric,
-  // or pushes only, and m_u is not needed.
+  // Without A' (see BfsRun) the traversal pulls through A when its pattern is symmetric;
+  // a directed one gets A' (built and cached with A) at the first level Beamer's rule
+  // wants to pull, so a traversal that never gets there never pays for it.
   const SparseStorage* in = run.At;
+  std::shared_ptr<const SparseStorage> built;
   if (!in && run.direction != 1 && pattern_symmetric(*run.A)) in = run.A;
-  const bool can_pull = in != nullptr;
-  const Csr A = view(run.A), At = can_pull ? view(in) : Csr{nullptr, nullptr};
+  const bool may_build = !in && run.direction == 0;
+  const Csr A = view(run.A);
+  Csr At = in ? view(in) : Csr{nullptr, nullptr};
   FrontierBits bits;
   V* level = run.levels;
   V* parent = run.parents;
@@ -161,19 +166,27 @@ void bfs(BfsRun& run) {
 
   std::vector<V> frontier{run.source}, next;
   // Beamer's counters: edges out of the frontier (m_f) and edges into unvisited
-  // vertices (m_u, every in-edge of a vertex not yet reached).
-  double unexplored_edges =
-      can_pull ? static_cast<double>(run.A->nvals) - static_cast<double>(At.ro[run.source + 1] - At.ro[run.source]) : 0;
+  // vertices (m_u, every in-edge of a vertex not yet reached; counted by out-degrees
+  // until A' exists, which a symmetric pattern makes exact and a directed one an
+  // estimate of the same total).
+  const Index* in_degree_ro = in ? At.ro : A.ro;
+  double unexplored_edges = static_cast<double>(run.A->nvals) -
+                            static_cast<double>(in_degree_ro[run.source + 1] - in_degree_ro[run.source]);
   double frontier_edges = static_cast<double>(A.ro[run.source + 1] - A.ro[run.source]);
   bool pulling = run.direction == 2;
   for (V depth = 1; !frontier.empty(); ++depth) {
-    if (run.direction == 0 && can_pull) {
+    if (run.direction == 0 && (in || may_build)) {
       // Pull also needs a frontier of at least n/beta vertices (the condition for staying
       // in pull): a pull level visits every vertex, and at the end of a road graph's BFS
       // m_u is tiny, so the edge rule alone would flip push/pull every level there.
       const bool large = static_cast<double>(frontier.size()) * TraversalPolicy::pull_to_push >= static_cast<double>(n);
       if (!pulling && large && frontier_edges * TraversalPolicy::push_to_pull > unexplored_edges) pulling = true;
       else if (pulling && !large) pulling = false;
+      if (pulling && !in) {
+        built = cached_transpose(*run.A);
+        in = built.get();
+        At = view(in);
+      }
     }
     next.clear();
     if (pulling) {
@@ -193,15 +206,18 @@ void bfs(BfsRun& run) {
     frontier_edges = 0;
     for (V v : next) {
       frontier_edges += static_cast<double>(A.ro[v + 1] - A.ro[v]);
-      if (can_pull) unexplored_edges -= static_cast<double>(At.ro[v + 1] - At.ro[v]);
+      unexplored_edges -= static_cast<double>(in_degree_ro[v + 1] - in_degree_ro[v]);
     }
     std::swap(frontier, next);
   }
   for (Index v = 0; v < n; ++v)
     if (level[v] < 0) parent[v] = -1;
   DispatchRecord& rec = current_dispatch();
-  rec.variant = can_pull ? "direction_optimising" : "push";
-  rec.reason = !can_pull ? "no A' cached, directed pattern" : in == run.A ? "pulls through A: symmetric pattern" : "pulls through A'";
+  rec.variant = in ? "direction_optimising" : "push";
+  rec.reason = !in        ? (run.direction == 1 ? "push forced" : "never worth pulling, A' not built")
+               : in == run.A ? "pulls through A: symmetric pattern"
+               : built       ? "pulls through A', built for this call"
+                             : "pulls through A'";
 }
 
 void bfs_level_step(const BfsLevelStep& s) {
