@@ -6,7 +6,7 @@
 //
 // On the host an automatic BFS is handed A' only when it is already cached (see
 // in_edges); without it the backend pulls through A itself when A's pattern is
-// symmetric, and builds A' only at the first level that pulls.
+// symmetric, and builds A' only for a matrix traversed again that wants to pull.
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
 // and select() keeps the reached entries. Many sources: one traversal per source into
@@ -57,8 +57,8 @@ BfsEntry bfs_entry(Device dev) {
 // entry) can cost more than pulling saves in one traversal (push reads each entry at
 // most once), so an automatic BFS is handed A' there only when it is already cached (a
 // forced pull, PageRank or vxm on A built it) and the backend decides the rest (a
-// symmetric pattern pulls through A; a directed one builds A' when a level first
-// pulls); a GPU builds A' in a few SpMV times and always gets it.
+// symmetric pattern pulls through A; a directed one builds A' on the second
+// traversal that wants to pull); a GPU builds A' in a few SpMV times and always gets it.
 std::shared_ptr<const geblas::detail::SparseStorage> in_edges(const geblas::detail::SparseStorage& A,
                                                                BfsDirection direction) {
   if (A.device.is_cpu() && direction == BfsDirection::automatic) {

@@ -48,8 +48,8 @@ void check_single_on(const SparseMatrix<T>& A, const oracle::Graph& g, Index s, 
 }
 
 // Automatic runs twice: on a fresh matrix (on the host: pulls through A when the pattern
-// is symmetric, builds A' at the first pull level otherwise) and after a forced pull has
-// cached A' (push/pull switching on every device).
+// is symmetric, pushes otherwise) and after a forced pull has cached A' (push/pull
+// switching on every device).
 void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
   const auto A = algotest::to_matrix<float>(g);
   check_single_on(A, g, s, dir, what);
@@ -186,10 +186,13 @@ TEST_CASE("bfs on the host: where the pull step reads its in-edges", "[algo][bfs
   const auto S = algotest::to_matrix<float>(sym);
   check_single_on(S, sym, 0, algo::BfsDirection::automatic, "symmetric hubs");
   CHECK(reason() == "pulls through A: symmetric pattern");
-  // Directed hubs: A' is built at the first pull level, then found cached.
+  // Directed hubs: the first traversal pushes and marks A; the second builds A' at its
+  // first pull level; the third finds it cached.
   const auto dir = algotest::hub_graph(20000, 120000, 46, false);
   const auto D = algotest::to_matrix<float>(dir);
   check_single_on(D, dir, 0, algo::BfsDirection::automatic, "directed hubs");
+  CHECK(reason() == "pushes: A' not cached, built when A is traversed again");
+  check_single_on(D, dir, 0, algo::BfsDirection::automatic, "directed hubs, second");
   CHECK(reason() == "pulls through A', built for this call");
   check_single_on(D, dir, 0, algo::BfsDirection::automatic, "directed hubs again");
   CHECK(reason() == "pulls through A'");

@@ -8,8 +8,8 @@
 // vertices fit in L2, where their levels would not). A level with few frontier edges
 // runs on the calling thread, a large one with OpenMP. Without A' (the algorithm layer
 // passes only a cached one) an automatic traversal pulls through A itself when A's
-// pattern is symmetric (symmetry.hpp, cached with A), and otherwise builds A' (cached
-// with A) at the first level that pulls.
+// pattern is symmetric (symmetry.hpp, cached with A); a directed one pushes, and builds
+// A' (cached with A) only once an earlier traversal of A wanted to pull.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -92,6 +92,12 @@ double push_level(Csr A, const std::vector<V>& frontier, std::vector<V>& next, V
   return edges;
 }
 
+// The mark a directed traversal that wanted to pull leaves with A (see bfs()). Shared,
+// so that the cached entry (read-only) can still be set.
+struct PullWish {
+  std::shared_ptr<std::atomic<bool>> wanted = std::make_shared<std::atomic<bool>>(false);
+};
+
 // The frontier as a bitmap, one bit per vertex, for the pull step's tests.
 struct FrontierBits {
   std::vector<std::uint64_t> words;
@@ -141,13 +147,17 @@ double pull_level(Csr At, Index n, const FrontierBits& frontier, std::vector<V>&
 
 void bfs(BfsRun& run) {
   const Index n = run.A->nrows;
-  // Without A' (see BfsRun) the traversal pulls through A when its pattern is symmetric;
-  // a directed one gets A' (built and cached with A) at the first level Beamer's rule
-  // wants to pull, so a traversal that never gets there never pays for it.
+  // Without A' (see BfsRun) the traversal pulls through A when its pattern is symmetric.
+  // A directed one builds A' (cached with A) only when a traversal of the same matrix
+  // has already wanted to pull: a scatter of every entry costs more than pulling saves
+  // in one traversal (push reads each entry at most once), so a one-shot call pushes,
+  // and a matrix traversed again pays for A' once.
   const SparseStorage* in = run.At;
   std::shared_ptr<const SparseStorage> built;
   if (!in && run.direction != 1 && pattern_symmetric(*run.A)) in = run.A;
   const bool may_build = !in && run.direction == 0;
+  const auto wish = may_build ? derived<PullWish>(*run.A, "bfs:pull_wanted", [] { return PullWish{}; }) : nullptr;
+  bool wished = false;
   const Csr A = view(run.A);
   Csr At = in ? view(in) : Csr{nullptr, nullptr};
   FrontierBits bits;
@@ -175,7 +185,7 @@ void bfs(BfsRun& run) {
   double frontier_edges = static_cast<double>(A.ro[run.source + 1] - A.ro[run.source]);
   bool pulling = run.direction == 2;
   for (V depth = 1; !frontier.empty(); ++depth) {
-    if (run.direction == 0 && (in || may_build)) {
+    if (run.direction == 0 && (in || (may_build && !wished))) {
       // Pull also needs a frontier of at least n/beta vertices (the condition for staying
       // in pull): a pull level visits every vertex, and at the end of a road graph's BFS
       // m_u is tiny, so the edge rule alone would flip push/pull every level there.
@@ -183,9 +193,14 @@ void bfs(BfsRun& run) {
       if (!pulling && large && frontier_edges * TraversalPolicy::push_to_pull > unexplored_edges) pulling = true;
       else if (pulling && !large) pulling = false;
       if (pulling && !in) {
-        built = cached_transpose(*run.A);
-        in = built.get();
-        At = view(in);
+        if (wish->wanted->exchange(true)) {
+          built = cached_transpose(*run.A);
+          in = built.get();
+          At = view(in);
+        } else {
+          wished = true;
+          pulling = false;
+        }
       }
     }
     next.clear();
@@ -214,7 +229,9 @@ void bfs(BfsRun& run) {
     if (level[v] < 0) parent[v] = -1;
   DispatchRecord& rec = current_dispatch();
   rec.variant = in ? "direction_optimising" : "push";
-  rec.reason = !in        ? (run.direction == 1 ? "push forced" : "never worth pulling, A' not built")
+  rec.reason = !in        ? (run.direction == 1 ? "push forced"
+                             : wished            ? "pushes: A' not cached, built when A is traversed again"
+                                                 : "never worth pulling, A' not built")
                : in == run.A ? "pulls through A: symmetric pattern"
                : built       ? "pulls through A', built for this call"
                              : "pulls through A'";

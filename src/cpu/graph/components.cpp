@@ -72,22 +72,14 @@ void unite(GraphVertex* parent, GraphVertex a, GraphVertex b) {
   }
 }
 
-// Every vertex pointed at its root.
-void compress(GraphVertex* parent, Index n, bool parallel) {
-#pragma omp parallel for schedule(static) if (parallel)
-  for (Index v = 0; v < n; ++v)
-    std::atomic_ref<GraphVertex>(parent[v]).store(representative(parent, v), std::memory_order_relaxed);
-}
-
-// The most frequent root among evenly spaced vertices (after a compress, a vertex's
-// parent is its root).
-GraphVertex frequent_root(const GraphVertex* parent, Index n) {
+// The most frequent root among evenly spaced vertices.
+GraphVertex frequent_root(GraphVertex* parent, Index n) {
   const Index samples = std::min(n, ComponentsPolicy::label_sample);
   std::unordered_map<GraphVertex, Index> votes;
   GraphVertex best = -1;
   Index best_votes = 0;
   for (Index s = 0; s < samples; ++s) {
-    const GraphVertex r = parent[s * n / samples];
+    const GraphVertex r = representative(parent, s * n / samples);
     const Index v = ++votes[r];
     if (v > best_votes) {
       best_votes = v;
@@ -124,23 +116,27 @@ void connected_components(ComponentsRun& run) {
     for (Index v = 0; v < n; ++v)
       for (Index k = ro[v]; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
   } else {
+    // The sampled neighbours, the first two entries of every row, in two passes (each
+    // OpenMP region is a barrier that a descheduled thread holds up on a loaded
+    // machine, so there are as few as the algorithm allows). The first pass hooks each
+    // vertex, still a singleton root, under its first neighbour when that one is
+    // smaller: the link of that entry, with no CAS. The second links the first entries
+    // it could not (a larger neighbour) and the second entries.
 #pragma omp parallel for schedule(static) if (parallel)
-    for (Index v = 0; v < n; ++v) parent[v] = v;
-    // The sampled neighbours: the r-th entry of every row, round by round, each round
-    // compressed so that the next one's finds are short.
-    for (Index r = 0; r < sampled; ++r) {
+    for (Index v = 0; v < n; ++v) parent[v] = (ro[v] < ro[v + 1] && ci[ro[v]] < v) ? ci[ro[v]] : v;
 #pragma omp parallel for schedule(static) if (parallel)
-      for (Index v = 0; v < n; ++v)
-        if (ro[v] + r < ro[v + 1]) unite(parent, v, ci[ro[v] + r]);
-      compress(parent, n, parallel);
+    for (Index v = 0; v < n; ++v) {
+      if (ro[v] < ro[v + 1] && ci[ro[v]] > v) unite(parent, v, ci[ro[v]]);
+      for (Index k = ro[v] + 1; k < std::min(ro[v] + sampled, ro[v + 1]); ++k) unite(parent, v, ci[k]);
     }
-    // The rest, for the vertices outside the giant component.
+    // The rest, for the vertices outside the giant component (a find per vertex, which
+    // also shortens the paths the last pass walks).
     const GraphVertex giant = frequent_root(parent, n);
     const Index* tro = At ? At->row_offsets.as<Index>() : nullptr;
     const ColIndex* tci = At ? At->col_indices.as<ColIndex>() : nullptr;
 #pragma omp parallel for schedule(dynamic, ComponentsPolicy::rows_per_chunk) if (parallel)
     for (Index v = 0; v < n; ++v) {
-      if (load(parent, v) == giant) continue;
+      if (representative(parent, v) == giant) continue;
       for (Index k = ro[v] + sampled; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
       if (At)  // the in-edges of v, which the skipped rows would have linked
         for (Index k = tro[v]; k < tro[v + 1]; ++k) unite(parent, v, tci[k]);
