@@ -176,9 +176,9 @@ void bfs(BfsRun& run) {
 
   std::vector<V> frontier{run.source}, next;
   // Beamer's counters: edges out of the frontier (m_f) and edges into unvisited
-  // vertices (m_u, every in-edge of a vertex not yet reached; counted by out-degrees
-  // until A' exists, which a symmetric pattern makes exact and a directed one an
-  // estimate of the same total).
+  // vertices (m_u, every in-edge of a vertex not yet reached; by in-degrees when A' was
+  // given, else by out-degrees: exact for a symmetric pattern, for a directed one an
+  // estimate with the same total).
   const Index* in_degree_ro = in ? At.ro : A.ro;
   double unexplored_edges = static_cast<double>(run.A->nvals) -
                             static_cast<double>(in_degree_ro[run.source + 1] - in_degree_ro[run.source]);
