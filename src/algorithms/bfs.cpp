@@ -4,7 +4,9 @@
 // frontier and the push/pull choice on the device, so a road graph's thousand levels
 // cost no host round trip each.
 //
-// On the host an automatic BFS pulls only when A' is already cached (see in_edges).
+// On the host an automatic BFS is handed A' only when it is already cached (see
+// in_edges); without it the backend pulls through A itself when A's pattern is
+// symmetric, and builds A' only for a matrix traversed again that wants to pull.
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
 // and select() keeps the reached entries. Many sources: one traversal per source into
@@ -24,6 +26,7 @@
 
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/trace.hpp"
 #include "geblas/operations/select.hpp"
 
 namespace geblas::algo {
@@ -51,10 +54,11 @@ BfsEntry bfs_entry(Device dev) {
 }
 
 // A' for the pull steps, cached with A. On the host, building A' (a scatter over every
-// entry) costs more than pulling can save in one traversal (push reads each entry at
-// most once), so an automatic BFS pulls there only when A' is already cached (a forced
-// pull, PageRank or vxm on A built it); a GPU builds A' in a few SpMV times and always
-// gets it. A null A' means push only.
+// entry) can cost more than pulling saves in one traversal (push reads each entry at
+// most once), so an automatic BFS is handed A' there only when it is already cached (a
+// forced pull, PageRank or vxm on A built it) and the backend decides the rest (a
+// symmetric pattern pulls through A; a directed one builds A' on the second
+// traversal that wants to pull); a GPU builds A' in a few SpMV times and always gets it.
 std::shared_ptr<const geblas::detail::SparseStorage> in_edges(const geblas::detail::SparseStorage& A,
                                                                BfsDirection direction) {
   if (A.device.is_cpu() && direction == BfsDirection::automatic) {
@@ -146,7 +150,10 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   run.direction = direction_code(o.direction);
   run.levels = levels.values.as<V>();
   run.parents = parents.values.as<V>();
+  const char* backend_name = geblas::detail::backend_for(dev).name;
+  geblas::detail::begin_dispatch("bfs", backend_name);
   run_bfs(run);
+  const DispatchRecord traversal = geblas::detail::current_dispatch();
 
   BfsResult res;
   res.depth = run.depth;
@@ -155,6 +162,12 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   res.parents = Vector<V>(n, dev);
   select(res.levels, Vector<V>(std::move(levels)), selectop::value_ge<V>{0});
   select(res.parents, Vector<V>(std::move(parents)), selectop::value_ge<V>{0});
+  // The traversal's record is written again after the selects' own, so that it is the
+  // thread's last record when bfs returns.
+  DispatchRecord& rec = geblas::detail::begin_dispatch("bfs", backend_name);
+  rec.variant = traversal.variant;
+  rec.reason = traversal.reason;
+  geblas::detail::end_dispatch();
   if (o.on_iteration)
     for (std::size_t d = 0; d < run.level_sizes.size(); ++d)
       o.on_iteration(static_cast<int>(d + 1), static_cast<double>(run.level_sizes[d]));

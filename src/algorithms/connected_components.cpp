@@ -1,14 +1,17 @@
 // Connected components: the labelling runs as one backend entry on A's device
 // (core/graph_kernels.hpp), a concurrent union-find over A's stored entries in the
-// manner of ECL-CC (Jaiganesh & Burtscher, HPDC 2018). A min-label propagation (FastSV,
-// Zhang, Azad & Hu 2020) needs a round trip per round to test convergence; the
-// union-find hooking needs none, reads A's entries once in either direction (no
-// symmetrised copy), and leaves each vertex the smallest id of its component. Only the
-// component count comes back to the host.
+// manner of ECL-CC (Jaiganesh & Burtscher, HPDC 2018); the host's links a few sampled
+// neighbours of every vertex first and then skips the giant component's remaining
+// edges (Afforest). A min-label propagation (FastSV, Zhang, Azad & Hu 2020) needs a
+// round trip per round to test convergence; the union-find hooking needs none, reads
+// A's entries at most once in either direction (no symmetrised copy), and leaves each
+// vertex the smallest id of its component. Only the component count comes back to the
+// host.
 #include "geblas/algorithms/connected_components.hpp"
 
 #include "algorithms/checks.hpp"
 #include "core/backend.hpp"
+#include "core/trace.hpp"
 
 namespace geblas::algo {
 namespace {
@@ -25,7 +28,9 @@ ComponentsResult components(const SparseMatrix<T>& A, const ComponentsOptions& o
   geblas::detail::ComponentsRun run;
   run.A = &A.storage();
   run.labels = res.labels.storage().values.template as<VertexId>();
+  geblas::detail::begin_dispatch("connected_components", be.name);
   entry(run);
+  geblas::detail::end_dispatch();
   res.count = run.count;
   res.rounds = run.rounds;
   // One pass: the progress measure is the number of vertices the pass relabelled.

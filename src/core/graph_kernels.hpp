@@ -114,6 +114,21 @@ struct ComponentsRun {
   std::int64_t count = 0;  // number of components (computed where the labels are)
 };
 
+// ---- triangles of the undirected simple graph under A's pattern.
+// Square A, any type (only its pattern is read): every entry is an edge in both
+// directions, self-loops and duplicate entries are ignored. The backend orients each
+// edge once, from its lower-ranked end to its higher-ranked one (ranks: vertex ids, or
+// (degree, id) when the degrees are skewed, see core/triangle_ranking.hpp), and counts,
+// for every oriented edge u -> v, the common out-neighbours of u and v: each triangle
+// a < b < c (in rank order) is found once, at a -> b through c.
+struct TriangleCountRun {
+  const SparseStorage* A = nullptr;
+  // host results
+  std::int64_t triangles = 0;
+  bool degree_ranked = false;   // ranks by (degree, id) rather than by id
+  double oriented_edges = 0;    // edges of the undirected simple graph
+};
+
 struct GraphKernels {
   // Runs up to `count` PageRank iterations from slot `current`, stopping after the first
   // whose delta is below args.tolerance (see deltas_on_device for the other mode);
@@ -133,20 +148,16 @@ struct GraphKernels {
   // value). T is replaced.
   void (*scale_sparse)(SparseStorage& T, const SparseStorage& A, TypeId type, const void* row, const void* col,
                        bool pattern_only, bool unit_diagonal);
-  // L = the entries (i, j) of S (a symmetric pattern without diagonal) with
-  // (deg(i), i) < (deg(j), j), deg(i) being row i's length in S: every edge points to its
-  // higher-ranked end, an acyclic orientation in which no vertex keeps more than about
-  // sqrt(2 |E|) out-edges (a hub keeps only its few higher-degree neighbours), so the
-  // row merges of triangle counting stay short. L has S's type and S.nvals / 2 entries;
-  // replaced.
-  void (*orient_by_degree)(SparseStorage& L, const SparseStorage& S);
+  // The triangles of the undirected graph under A's pattern, counted where A lives with
+  // no set-up beyond O(nnz) and nothing kept (see TriangleCountRun).
+  void (*triangle_count)(TriangleCountRun& run);
 };
 
 // The entries, in the table's order: each backend declares them with
 // GEBLAS_DECLARE_GRAPH_ENTRY (each takes its table field's signature, so a backend that
 // disagrees fails to compile) and fills its table with GEBLAS_GRAPH_TABLE_FIELD.
 #define GEBLAS_GRAPH_ENTRIES(X) \
-  X(pagerank_iterate) X(bfs) X(bfs_level_step) X(sssp) X(connected_components) X(scale_sparse) X(orient_by_degree)
+  X(pagerank_iterate) X(bfs) X(bfs_level_step) X(sssp) X(connected_components) X(scale_sparse) X(triangle_count)
 #define GEBLAS_DECLARE_GRAPH_ENTRY(name) std::remove_pointer_t<decltype(::geblas::detail::GraphKernels::name)> name;
 #define GEBLAS_GRAPH_TABLE_FIELD(name) .name = name,
 

@@ -47,8 +47,9 @@ void check_single_on(const SparseMatrix<T>& A, const oracle::Graph& g, Index s, 
   if (r.depth > 0) CHECK(r.edges_examined > 0);
 }
 
-// Automatic runs twice: on a fresh matrix (on the host: push only, A' not built) and
-// after a forced pull has cached A' (push/pull switching on every device).
+// Automatic runs twice: on a fresh matrix (on the host: pulls through A when the pattern
+// is symmetric, pushes otherwise) and after a forced pull has cached A' (push/pull
+// switching on every device).
 void check_single(const oracle::Graph& g, Index s, algo::BfsDirection dir, const std::string& what) {
   const auto A = algotest::to_matrix<float>(g);
   check_single_on(A, g, s, dir, what);
@@ -171,6 +172,35 @@ TEST_CASE("bfs on the road graph luxembourg_osm", "[algo][bfs][data]") {
   // Direction optimisation on a road graph stays push: each edge read about once.
   const auto r = algo::bfs(algotest::to_matrix<float>(g), 0);
   CHECK(r.edges_examined <= 1.01 * static_cast<double>(g.edges.size()));
+}
+
+TEST_CASE("bfs on the host: where the pull step reads its in-edges", "[algo][bfs]") {
+  if (!algotest::device().is_cpu()) return;  // the GPU always has A'
+  auto reason = [] {
+    const auto rec = last_dispatch();
+    CHECK(rec.operation == "bfs");
+    return rec.reason;
+  };
+  // Symmetric hubs: pulls through A itself, builds nothing.
+  const auto sym = algotest::hub_graph(20000, 120000, 45, true);
+  const auto S = algotest::to_matrix<float>(sym);
+  check_single_on(S, sym, 0, algo::BfsDirection::automatic, "symmetric hubs");
+  CHECK(reason() == "pulls through A: symmetric pattern");
+  // Directed hubs: the first traversal pushes and marks A; the second builds A' at its
+  // first pull level; the third finds it cached.
+  const auto dir = algotest::hub_graph(20000, 120000, 46, false);
+  const auto D = algotest::to_matrix<float>(dir);
+  check_single_on(D, dir, 0, algo::BfsDirection::automatic, "directed hubs");
+  CHECK(reason() == "pushes: A' not cached, built when A is traversed again");
+  check_single_on(D, dir, 0, algo::BfsDirection::automatic, "directed hubs, second");
+  CHECK(reason() == "pulls through A', built for this call");
+  check_single_on(D, dir, 0, algo::BfsDirection::automatic, "directed hubs again");
+  CHECK(reason() == "pulls through A'");
+  // A directed path never has a large frontier: push only, A' never built.
+  const auto path = algotest::path_graph(3000, 5);
+  const auto P = algotest::to_matrix<float>(path);
+  check_single_on(P, path, 0, algo::BfsDirection::automatic, "path");
+  CHECK(reason() == "never worth pulling, A' not built");
 }
 
 TEST_CASE("bfs on a graph large enough for the parallel levels", "[algo][bfs]") {

@@ -2,8 +2,10 @@
 // self-loops ignored; A's edges are read in both directions, no symmetrised copy is
 // made). Runs on A's device as a concurrent union-find in the manner of ECL-CC
 // (Jaiganesh & Burtscher 2018): one pass over A's entries hooks the larger root under
-// the smaller with atomics, a last pass points every vertex at its root. Each vertex
-// ends with the smallest vertex id of its component. On a GPU only the component count
+// the smaller with atomics, a last pass points every vertex at its root. On the host,
+// when A's pattern is symmetric or A' is cached, the pass is Afforest's (Sutton et al.
+// 2018): two sampled neighbours per vertex first, then only the vertices outside the
+// giant component. Each vertex ends with the smallest vertex id of its component. On a GPU only the component count
 // crosses PCIe; the labels stay on the device.
 #pragma once
 
@@ -22,7 +24,7 @@ struct ComponentsOptions {
 struct ComponentsResult {
   Vector<VertexId> labels;  // dense, n entries, on A's device: the component's smallest vertex
   Index count = 0;          // number of components
-  int rounds = 0;           // passes over A's entries: 1 (the hooking needs no convergence rounds)
+  int rounds = 0;           // passes over A's entries: 1 (at most; the hooking needs no convergence rounds)
 };
 
 // Throws DimensionMismatch when A is not square.

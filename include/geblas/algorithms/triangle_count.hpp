@@ -1,11 +1,11 @@
 // Triangle counting on the undirected graph underlying A (pattern of A + A', self-loops
-// and duplicate entries ignored). With L an acyclic orientation of that graph in which
-// each edge points to its end of higher (degree, id) -- so no vertex keeps more than
-// about sqrt(2|E|) out-edges -- the count is the sum of C<L> = L plus.pair L': each
-// triangle a < b < c is counted once, at L(a, b), through their common neighbour c.
-// Everything runs where A lives. The oriented pattern L is built with geblas operations
-// on A's device and kept in A's derived cache, so a second call on the same matrix pays
-// only the masked product; any operation that writes A drops it.
+// and duplicate entries ignored). Each edge is oriented once, from its lower-ranked end
+// to its higher-ranked one (ranks: vertex ids, or (degree, id) when a degree sample is
+// skewed, so that no vertex keeps more than about sqrt(2 |E|) out-edges), and each
+// triangle a < b < c is counted once, at a -> b, through their common out-neighbour c,
+// during sorted-list intersections. Everything runs where A lives, in O(nnz) set-up
+// passes plus the intersections; nothing is materialised or kept with A, so a one-shot
+// call costs what a repeated one does. last_dispatch() names the ranking used.
 #pragma once
 
 #include <cstdint>
