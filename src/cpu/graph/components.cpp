@@ -6,9 +6,12 @@
 // is where most of a social or Kronecker graph's entries are.
 //
 // Skipping needs every edge to be seen from its end outside the giant component: true
-// when A's pattern is symmetric (an edge is in both rows), or when A' is cached (its
-// rows give each vertex's in-edges too); otherwise every entry is linked in one pass,
-// with no sampling rounds.
+// when A's pattern is known to be symmetric (an edge is in both rows), or when A' is
+// cached (its rows give each vertex's in-edges too). Otherwise the giant component's
+// rows are still read, but an entry costs one load: after the sampling every vertex
+// points at its root, and an entry whose other end already points at the giant root
+// joins nothing new; only the rest are linked. Correct for any pattern, and no symmetry
+// test or transpose is paid for a one-shot call.
 //
 // The hooking is ECL-CC's (Jaiganesh & Burtscher, HPDC 2018): a root is hooked under
 // the smaller root with a CAS and finds halve the paths they walk. Hooking only ever
@@ -101,37 +104,29 @@ void connected_components(ComponentsRun& run) {
   run.rounds = 1;
   run.count = 0;
   if (n == 0) return;
-  // Skipping is safe with A' or a symmetric pattern; without it the sampling rounds
-  // would only add passes, so every entry is linked in one pass.
+  // Skipping is safe with A' or a pattern known to be symmetric; the test itself costs
+  // about a pass over the entries, so it is never run here (BFS runs and caches it).
   const auto At = cached_transpose_if_any(A);
-  const bool symmetric = !At && pattern_symmetric(A);
+  const bool symmetric = !At && pattern_symmetric_if_known(A).value_or(false);
   const bool skip = symmetric || At;
   constexpr Index sampled = ComponentsPolicy::sampled_neighbours;
-  if (!skip) {
-    // Each vertex starts under its first (smallest) neighbour when that one is smaller:
-    // many hooks are then already done.
+  // The sampled neighbours, the first two entries of every row, in two passes (each
+  // OpenMP region is a barrier that a descheduled thread holds up on a loaded machine,
+  // so there are as few as the algorithm allows). The first pass hooks each vertex,
+  // still a singleton root, under its first neighbour when that one is smaller: the link
+  // of that entry, with no CAS. The second links the first entries it could not (a
+  // larger neighbour) and the second entries.
 #pragma omp parallel for schedule(static) if (parallel)
-    for (Index v = 0; v < n; ++v) parent[v] = (ro[v] < ro[v + 1] && ci[ro[v]] < v) ? ci[ro[v]] : v;
-#pragma omp parallel for schedule(dynamic, ComponentsPolicy::rows_per_chunk) if (parallel)
-    for (Index v = 0; v < n; ++v)
-      for (Index k = ro[v]; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
-  } else {
-    // The sampled neighbours, the first two entries of every row, in two passes (each
-    // OpenMP region is a barrier that a descheduled thread holds up on a loaded
-    // machine, so there are as few as the algorithm allows). The first pass hooks each
-    // vertex, still a singleton root, under its first neighbour when that one is
-    // smaller: the link of that entry, with no CAS. The second links the first entries
-    // it could not (a larger neighbour) and the second entries.
+  for (Index v = 0; v < n; ++v) parent[v] = (ro[v] < ro[v + 1] && ci[ro[v]] < v) ? ci[ro[v]] : v;
 #pragma omp parallel for schedule(static) if (parallel)
-    for (Index v = 0; v < n; ++v) parent[v] = (ro[v] < ro[v + 1] && ci[ro[v]] < v) ? ci[ro[v]] : v;
-#pragma omp parallel for schedule(static) if (parallel)
-    for (Index v = 0; v < n; ++v) {
-      if (ro[v] < ro[v + 1] && ci[ro[v]] > v) unite(parent, v, ci[ro[v]]);
-      for (Index k = ro[v] + 1; k < std::min(ro[v] + sampled, ro[v + 1]); ++k) unite(parent, v, ci[k]);
-    }
+  for (Index v = 0; v < n; ++v) {
+    if (ro[v] < ro[v + 1] && ci[ro[v]] > v) unite(parent, v, ci[ro[v]]);
+    for (Index k = ro[v] + 1; k < std::min(ro[v] + sampled, ro[v + 1]); ++k) unite(parent, v, ci[k]);
+  }
+  const GraphVertex giant = frequent_root(parent, n);
+  if (skip) {
     // The rest, for the vertices outside the giant component (a find per vertex, which
     // also shortens the paths the last pass walks).
-    const GraphVertex giant = frequent_root(parent, n);
     const Index* tro = At ? At->row_offsets.as<Index>() : nullptr;
     const ColIndex* tci = At ? At->col_indices.as<ColIndex>() : nullptr;
 #pragma omp parallel for schedule(dynamic, ComponentsPolicy::rows_per_chunk) if (parallel)
@@ -140,6 +135,22 @@ void connected_components(ComponentsRun& run) {
       for (Index k = ro[v] + sampled; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
       if (At)  // the in-edges of v, which the skipped rows would have linked
         for (Index k = tro[v]; k < tro[v + 1]; ++k) unite(parent, v, tci[k]);
+    }
+  } else {
+    // Every vertex at its root first, so that "already in the giant component" is one
+    // load. Trees only merge, so a vertex seen under the giant root stays in v's tree
+    // even if that root is hooked under a smaller one meanwhile.
+#pragma omp parallel for schedule(static) if (parallel)
+    for (Index v = 0; v < n; ++v)
+      std::atomic_ref<GraphVertex>(parent[v]).store(representative(parent, v), std::memory_order_relaxed);
+#pragma omp parallel for schedule(dynamic, ComponentsPolicy::rows_per_chunk) if (parallel)
+    for (Index v = 0; v < n; ++v) {
+      if (load(parent, v) != giant) {
+        for (Index k = ro[v] + sampled; k < ro[v + 1]; ++k) unite(parent, v, ci[k]);
+        continue;
+      }
+      for (Index k = ro[v] + sampled; k < ro[v + 1]; ++k)
+        if (load(parent, ci[k]) != giant) unite(parent, v, ci[k]);
     }
   }
   std::int64_t roots = 0;
@@ -153,7 +164,8 @@ void connected_components(ComponentsRun& run) {
   DispatchRecord& rec = current_dispatch();
   rec.variant = "afforest";
   rec.reason = At ? "giant component skipped, in-edges from the cached A'"
-                  : symmetric ? "giant component skipped, symmetric pattern" : "no skipping: directed pattern, no A'";
+                  : symmetric ? "giant component skipped, symmetric pattern"
+                              : "giant component's rows filtered (pattern not known symmetric, no A')";
 }
 
 }  // namespace geblas::detail::cpu::graph

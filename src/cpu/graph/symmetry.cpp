@@ -72,6 +72,14 @@ bool pattern_symmetric(const SparseStorage& A) {
   return *derived<bool>(A, "pattern_symmetric", [&] { return check_symmetric(A); });
 }
 
+std::optional<bool> pattern_symmetric_if_known(const SparseStorage& A) {
+  DerivedCache* cache = A.derived.get();
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  const auto it = cache->entries.find("pattern_symmetric");  // pattern_symmetric's key
+  if (it == cache->entries.end()) return std::nullopt;
+  return *std::static_pointer_cast<const bool>(it->second);
+}
+
 std::shared_ptr<const SparseStorage> cached_transpose_if_any(const SparseStorage& A) {
   DerivedCache* cache = A.derived.get();
   std::lock_guard<std::mutex> lock(cache->mutex);

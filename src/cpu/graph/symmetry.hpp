@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "geblas/detail/storage.hpp"
 
@@ -13,6 +14,10 @@ namespace geblas::detail::cpu::graph {
 // Exact: every entry (i, j) has its mirror (j, i). About two reads per entry on a
 // symmetric pattern; a directed one usually stops at its first unmatched entry.
 bool pattern_symmetric(const SparseStorage& A);
+
+// pattern_symmetric's answer when A's derived cache already holds it, else nullopt
+// (never runs the test).
+std::optional<bool> pattern_symmetric_if_known(const SparseStorage& A);
 
 // A's transpose when A's derived cache already holds it, else null (never builds it).
 std::shared_ptr<const SparseStorage> cached_transpose_if_any(const SparseStorage& A);
