@@ -43,11 +43,6 @@ struct DeltaSteppingPolicy {
   // Not a tuning constant: only a bound on the bins' memory. Buckets this far ahead of the
   // current one are rare (the width is about the mean weight over the mean degree).
   static constexpr Bucket ring = 1024;
-  // Frontier entries ahead whose rows are fetched early (their offsets twice as far), and
-  // of a long row the first entries (the hardware prefetcher follows). Not swept: with
-  // them, ego-Twitter on one thread spent about 10% less time in the kernel.
-  static constexpr std::size_t prefetch_distance = 8;
-  static constexpr Index prefetch_entries = 64;
 };
 
 constexpr Bucket no_bucket = std::numeric_limits<Bucket>::max();
@@ -126,22 +121,6 @@ void delta_stepping(SsspRun& run) {
     }
     return end - begin;
   };
-  // Frontier vertices sit at random places in A, so each row starts with cache misses on
-  // its offset, columns and weights that one row's work cannot hide: ask for them a few
-  // entries ahead, the offsets first.
-  auto prefetch = [ro, ci, w, dist](const std::vector<Entry>& list, std::size_t f) {
-    constexpr std::size_t near = DeltaSteppingPolicy::prefetch_distance;
-    if (f + 2 * near < list.size()) __builtin_prefetch(&ro[list[f + 2 * near].v]);
-    if (f + near < list.size()) {
-      const Vertex u = list[f + near].v;
-      const Index b = ro[u], e = std::min(ro[u + 1], b + DeltaSteppingPolicy::prefetch_entries);
-      for (Index k = b; k < e; k += 16) {  // 64-byte lines of 4-byte columns
-        __builtin_prefetch(&ci[k]);
-        __builtin_prefetch(&w[k]);
-      }
-      __builtin_prefetch(&dist[u]);
-    }
-  };
   // Moves the far entries that the ring now covers into it; drops the stale ones.
   auto refill_from_far = [&] {
     std::size_t kept = 0;
@@ -184,10 +163,7 @@ void delta_stepping(SsspRun& run) {
     Index work = 0;
     for (const Entry& e : frontier) work += ro[e.v + 1] - ro[e.v];
     if (team == 1 || work < TraversalPolicy::parallel_min_edges) {
-      for (std::size_t f = 0; f < frontier.size(); ++f) {
-        prefetch(frontier, f);
-        edges += static_cast<double>(relax.template operator()<false>(frontier[f], file));
-      }
+      for (const Entry& e : frontier) edges += static_cast<double>(relax.template operator()<false>(e, file));
       continue;
     }
     const auto size = static_cast<Index>(frontier.size());
@@ -201,10 +177,8 @@ void delta_stepping(SsspRun& run) {
       };
       Index read = 0;
 #pragma omp for schedule(dynamic, 64) nowait
-      for (Index f = 0; f < size; ++f) {
-        prefetch(frontier, static_cast<std::size_t>(f));
+      for (Index f = 0; f < size; ++f)
         read += relax.template operator()<true>(frontier[static_cast<std::size_t>(f)], lowered);
-      }
       // Bucket fusion.
       while (!mine.here.empty() && mine.here.size() < Policy::fusion_max) {
         mine.fused.swap(mine.here);
