@@ -184,6 +184,7 @@ TEST_CASE("pagerank's set-up is cached with A and rebuilt when A changes", "[alg
   check_ranks(r.ranks.to_std_vector(), oracle::pagerank(g, uniform, 0.85, true), "after the change");
 }
 
+<<<<<<< HEAD
 TEST_CASE("weighted pagerank refuses infinite weights and overflowing row sums", "[algo][pagerank][errors]") {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -227,4 +228,28 @@ TEST_CASE("weighted pagerank refuses infinite weights and overflowing row sums",
   }
   const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(3, 1.0 / 3);
   check_ranks(e, oracle::pagerank(graph(1, 1), uniform, 0.85, true), "equal weights");
+=======
+TEST_CASE("pagerank: a one-shot call equals a repeated one, on a graph large enough to split A' over threads",
+          "[algo][pagerank][cache]") {
+  // 20000 vertices, about 120k entries, hubs among them: the first call builds A' (on the
+  // host, on several threads); the second reuses it. Both must be the oracle's ranks, and
+  // equal to each other bit for bit.
+  auto g = algotest::random_graph(20000, 4.0, 43);
+  std::set<std::pair<std::int64_t, std::int64_t>> present;
+  for (const auto& e : g.edges) present.emplace(e.from, e.to);
+  for (std::int64_t v = 2; v < 20000; v += 3)  // a hub with many in-edges
+    if (present.emplace(v, 1).second) g.edges.push_back({v, 1, 1.0 + static_cast<double>(v % 4)});
+  algo::PageRankOptions o;
+  o.tolerance = 1e-12;
+  o.max_iterations = 1000;
+  for (bool weighted : {false, true}) {
+    o.weighted = weighted;
+    const auto A = algotest::to_matrix<double>(g);
+    const auto one_shot = algo::pagerank(A, o).ranks.to_std_vector();
+    const auto repeated = algo::pagerank(A, o).ranks.to_std_vector();
+    CHECK(one_shot == repeated);
+    const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(g.n, 1.0 / static_cast<double>(g.n));
+    check_ranks(one_shot, oracle::pagerank(g, uniform, 0.85, weighted), weighted ? "weighted" : "unweighted");
+  }
+>>>>>>> cpu-sssp-pr
 }

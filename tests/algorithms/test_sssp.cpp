@@ -3,8 +3,10 @@
 // random, hub, path, grid and real graphs, duplicate input edges, zero and fractional
 // weights, unreachable vertices; errors for negative and NaN weights, negative
 // cycles, sources out of range and non-square matrices.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -249,4 +251,49 @@ TEST_CASE("sssp reports a distance that overflows instead of calling the vertex 
   oracle::Graph detour{3, {{0, 1, 1e308}, {1, 2, 1e308}, {0, 2, 5}}};
   check_distances(algo::sssp(algotest::to_matrix<double>(detour), 0).distances.to_std_vector(), {0, 1e308, 5},
                   "detour");
+}
+
+TEST_CASE("sssp with weights far apart: buckets far ahead of the current one", "[algo][sssp]") {
+  // Most weights tiny, a few huge: the bucket width follows the mean, so the heavy edges
+  // land hundreds of thousands of buckets ahead, past the bins kept near the current one,
+  // and must come back in order (several far jumps, some of them stale by then).
+  for (std::uint64_t seed : {61, 62}) {
+    auto g = algotest::random_graph(3000, 4.0, seed);
+    std::mt19937_64 rng(seed);
+    for (auto& e : g.edges) e.weight = 0.001 * static_cast<double>(1 + rng() % 9);
+    for (int k = 0; k < 40; ++k) {
+      const auto a = static_cast<std::int64_t>(rng() % 2700), b = static_cast<std::int64_t>(rng() % 2700);
+      if (std::none_of(g.edges.begin(), g.edges.end(), [&](const oracle::Edge& e) { return e.from == a && e.to == b; }))
+        g.edges.push_back({a, b, 1000.0 * static_cast<double>(1 + rng() % 5)});
+    }
+    // A second component reached only through a heavy edge.
+    for (std::int64_t v = 2700; v + 1 < 2900; ++v) g.edges.push_back({v, v + 1, 0.002});
+    g.edges.push_back({0, 2700, 7000.0});
+    for (Index s : {Index{0}, Index{1234}}) {
+      check_single_source(algotest::to_matrix<double>(g), g, s, "far weights seed " + std::to_string(seed), false);
+      check_single_source(algotest::to_matrix<float>(g), g, s, "far weights float", false);
+    }
+  }
+}
+
+TEST_CASE("sssp on large graphs: rounds relaxed in parallel, all-zero and unit weights", "[algo][sssp]") {
+  // Unit weights put a BFS level in one bucket: the middle levels of this graph are
+  // rounds of a few hundred thousand edges, which the host relaxes with several threads
+  // (and fuses the rest), with levels after them.
+  auto g = algotest::random_graph(100000, 10.0, 63);
+  for (auto& e : g.edges) e.weight = 1;
+  const auto A = algotest::to_matrix<float>(g);
+  for (Index s : {Index{0}, Index{99999}}) {  // 99999 is isolated: only itself reached
+    const auto r = algo::sssp(A, s);
+    check_distances(r.distances.to_std_vector(), oracle::dijkstra(g, s), "unit weights source " + std::to_string(s));
+  }
+  // All weights zero: one bucket, every reachable distance 0, the rest +inf.
+  for (auto& e : g.edges) e.weight = 0;
+  const auto Z = algotest::to_matrix<double>(g);
+  const auto d = algo::sssp(Z, 5).distances.to_std_vector();
+  const auto want = oracle::dijkstra(g, 5);
+  check_distances(d, want, "zero weights");
+  std::int64_t unreachable = 0;
+  for (double x : want) unreachable += std::isinf(x);
+  CHECK(unreachable >= 10000);  // the isolated tenth
 }

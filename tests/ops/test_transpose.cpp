@@ -2,6 +2,9 @@
 // type and shape (small ones, ones that are not multiples of the GPU's 32 x 32 tiles,
 // a heavy row, no entries), every mask case, accumulators, replace, and transpose_a (a
 // plain copy); real graphs where the data folder has them.
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -108,4 +111,35 @@ TEST_CASE("transposed() and transpose in place of a square matrix", "[transpose]
   auto [S, Sp] = random_matrix<float>(30, 30, 0.1, 9);
   transpose(S, S);
   CHECK(compare_partial(partial_of(S), ref::transpose(Sp)) == "");
+}
+
+TEST_CASE("transpose of matrices large enough to be split over threads", "[transpose]") {
+  // Above 2^15 entries the host counts and places each block of rows on its own thread
+  // (as many as the entries per column allow): shapes with short and long rows, empty
+  // rows and columns, more columns than rows and the reverse, against the tuples swapped.
+  struct Case {
+    Index m, n, entries;
+    double skew;  // rows drawn as floor(m * u^skew): > 1 piles entries onto the first rows
+  };
+  for (const Case c : {Case{3000, 3000, 200000, 1.0}, Case{500, 40000, 300000, 3.0}, Case{60000, 700, 250000, 1.0},
+                       Case{20000, 20000, 40000, 2.0}}) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(c.m * 7 + c.n));
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<Tuple<float>> t, swapped;
+    for (Index k = 0; k < c.entries; ++k) {
+      const auto i = static_cast<Index>(static_cast<double>(c.m) * std::pow(u(rng), c.skew));
+      const auto j = static_cast<Index>(rng() % static_cast<std::uint64_t>(c.n - c.n / 10));  // last tenth empty
+      t.push_back({std::min(i, c.m - 1), j, static_cast<float>(k % 1000)});
+    }
+    const auto A = SparseMatrix<float>::from_tuples(c.m, c.n, t, binop::plus<float>{}, device());
+    for (const auto& e : A.extract_tuples()) swapped.push_back({e.col, e.row, e.value});
+    const auto want = SparseMatrix<float>::from_tuples(c.n, c.m, swapped);
+    SparseMatrix<float> T(c.n, c.m, device());
+    transpose(T, A);
+    const auto got = T.to(Device::cpu());
+    INFO(c.m << " x " << c.n << ", " << A.nvals() << " entries on " << device().str());
+    CHECK(got.row_offsets() == want.row_offsets());
+    CHECK(got.col_indices() == want.col_indices());
+    CHECK(got.values() == want.values());
+  }
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "geblas/geblas.hpp"
@@ -93,10 +94,13 @@ SparseMatrix<T> read_graph(const CliArgs& a, Timing& t) {
   return A;
 }
 
+// A on `dev`: moved, not copied, when it is already there (SparseMatrix::to copies even
+// then, which would double the peak memory of a command on the host).
 template <class T>
-SparseMatrix<T> place(const SparseMatrix<T>& A, Device dev, Timing& t) {
+SparseMatrix<T> place(SparseMatrix<T>&& A, Device dev, Timing& t) {
   Stopwatch w;
-  SparseMatrix<T> out = dev.is_cpu() ? A : A.to(dev);
+  if (A.device() == dev) return std::move(A);
+  SparseMatrix<T> out = A.to(dev);
   synchronize(dev);
   t.transfer = w.seconds();
   return out;
@@ -177,9 +181,9 @@ void info(const CliArgs& a) {
 template <class T>
 void pagerank(const CliArgs& a, Device dev) {
   Timing t;
-  const SparseMatrix<T> A0 = read_graph<T>(a, t);
+  SparseMatrix<T> A0 = read_graph<T>(a, t);
   require_square("pagerank", A0.nrows(), A0.ncols());
-  const SparseMatrix<T> A = place(A0, dev, t);
+  const SparseMatrix<T> A = place(std::move(A0), dev, t);
   IterationBar bar("pagerank", a.max_iterations, a.progress && stderr_is_terminal());
   algo::PageRankOptions o;
   o.damping = a.damping;
@@ -216,27 +220,30 @@ void pagerank(const CliArgs& a, Device dev) {
 template <class T>
 void sssp(const CliArgs& a, Device dev) {
   Timing t;
-  const SparseMatrix<T> A0 = read_graph<T>(a, t);
+  SparseMatrix<T> A0 = read_graph<T>(a, t);
   require_square("sssp", A0.nrows(), A0.ncols());
   // Edge weights from the stored values by --weights: abs (|value|, the default), signed
   // (as stored; Bellman-Ford with negative-cycle detection) or unit (every edge 1).
-  // A NaN weight has no shortest-path meaning under any of them and is refused.
-  std::vector<T> w = A0.values();
+  // A NaN weight has no shortest-path meaning under any of them and is refused. The
+  // values are rewritten in place in the matrix just read (on the host, nothing derived
+  // from it yet), so the command holds one copy of the graph.
   {
-    const auto off = A0.row_offsets();
-    const auto cols = A0.col_indices();
+    geblas::detail::SparseStorage& s = A0.storage();
+    const Index* off = A0.row_offsets_data();
+    const ColIndex* cols = A0.col_indices_data();
+    T* w = s.values.template as<T>();
     for (Index i = 0; i < A0.nrows(); ++i)
-      for (Index k = off[i]; k < off[i + 1]; ++k)
-        if (std::isnan(static_cast<double>(w[static_cast<std::size_t>(k)])))
+      for (Index k = off[i]; k < off[i + 1]; ++k) {
+        T& x = w[k];
+        if (std::isnan(static_cast<double>(x)))
           throw InvalidValue("sssp: edge " + std::to_string(i) + " -> " + std::to_string(cols[k]) + " of '" + a.input +
                              "' has weight NaN; shortest paths need numbers (fix the file, or --weights unit)");
+        if (a.weights == Weights::abs) x = x < T{0} ? -x : x;
+        else if (a.weights == Weights::unit) x = T{1};
+      }
+    s.derived.reset();
   }
-  for (T& x : w) {
-    if (a.weights == Weights::abs) x = x < T{0} ? -x : x;
-    else if (a.weights == Weights::unit) x = T{1};
-  }
-  const SparseMatrix<T> A1 = SparseMatrix<T>::from_csr(A0.nrows(), A0.ncols(), A0.row_offsets(), A0.col_indices(), w);
-  const SparseMatrix<T> A = place(A1, dev, t);
+  const SparseMatrix<T> A = place(std::move(A0), dev, t);
   const std::vector<Index> sources = sources_of(a);
   const Index n = A.nrows(), k = static_cast<Index>(sources.size());
   IterationBar bar("sssp", 0, a.progress && stderr_is_terminal());
@@ -294,9 +301,9 @@ void sssp(const CliArgs& a, Device dev) {
 template <class T>
 void bfs(const CliArgs& a, Device dev) {
   Timing t;
-  const SparseMatrix<T> A0 = read_graph<T>(a, t);
+  SparseMatrix<T> A0 = read_graph<T>(a, t);
   require_square("bfs", A0.nrows(), A0.ncols());
-  const SparseMatrix<T> A = place(A0, dev, t);
+  const SparseMatrix<T> A = place(std::move(A0), dev, t);
   const std::vector<Index> sources = sources_of(a);
   const Index n = A.nrows(), k = static_cast<Index>(sources.size());
   IterationBar bar("bfs", 0, a.progress && stderr_is_terminal());
@@ -346,9 +353,9 @@ void bfs(const CliArgs& a, Device dev) {
 template <class T>
 void cc(const CliArgs& a, Device dev) {
   Timing t;
-  const SparseMatrix<T> A0 = read_graph<T>(a, t);
+  SparseMatrix<T> A0 = read_graph<T>(a, t);
   require_square("cc", A0.nrows(), A0.ncols());
-  const SparseMatrix<T> A = place(A0, dev, t);
+  const SparseMatrix<T> A = place(std::move(A0), dev, t);
   IterationBar bar("cc", 0, a.progress && stderr_is_terminal());
   algo::ComponentsOptions o;
   o.on_iteration = [&](int round, double changed) { bar.update(round, changed, "changed"); };
@@ -380,9 +387,9 @@ void cc(const CliArgs& a, Device dev) {
 template <class T>
 void tc(const CliArgs& a, Device dev) {
   Timing t;
-  const SparseMatrix<T> A0 = read_graph<T>(a, t);
+  SparseMatrix<T> A0 = read_graph<T>(a, t);
   require_square("tc", A0.nrows(), A0.ncols());
-  const SparseMatrix<T> A = place(A0, dev, t);
+  const SparseMatrix<T> A = place(std::move(A0), dev, t);
   Stopwatch sw;
   const std::int64_t triangles = algo::triangle_count(A);
   synchronize(dev);
@@ -405,8 +412,8 @@ void spmm(const CliArgs& a, Device dev) {
   if (!supports_semiring(s, type_id<T>))
     throw InvalidValue("--semiring " + a.semiring + " is not available for " + std::string(to_string(type_id<T>)));
   Timing t;
-  const SparseMatrix<T> A0 = read_graph<T>(a, t);
-  const SparseMatrix<T> A = place(A0, dev, t);
+  SparseMatrix<T> A0 = read_graph<T>(a, t);
+  const SparseMatrix<T> A = place(std::move(A0), dev, t);
   const auto X = DenseMatrix<T>::random(A.ncols(), a.n, dev);
   DenseMatrix<T> Y(A.nrows(), a.n, dev);
   auto once = [&] {
