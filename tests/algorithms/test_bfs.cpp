@@ -3,6 +3,7 @@
 // from the levels), forced push, forced pull and automatic; on random graphs, graphs
 // with hubs and isolated vertices, paths and grids with many levels, duplicate input
 // edges, and the real graphs of the data folder.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,31 @@ TEST_CASE("bfs on graphs with hubs, isolated vertices and self-loops", "[algo][b
       }
       check_multi(g, {0, 9000, 19999, 5, 0}, what);  // a repeated source is its own column
     }
+}
+
+TEST_CASE("bfs pushes the edges of heavy vertices in pieces", "[algo][bfs]") {
+  // Sources whose out-degrees sit on both sides of the sizes where the GPU's push step
+  // cuts a vertex's edges into pieces (256 and its multiples), a second-level hub whose
+  // edges reach vertices already on the frontier's level (the parent must still be the
+  // smallest in-neighbour one level up), on a sparse random graph.
+  const std::int64_t n = 9000;
+  auto g = algotest::random_graph(n, 1.2, 61);
+  std::set<std::pair<std::int64_t, std::int64_t>> present;
+  for (const auto& e : g.edges) present.emplace(e.from, e.to);
+  auto add = [&](std::int64_t a, std::int64_t b) {
+    if (present.emplace(a, b).second) g.edges.push_back({a, b, 1.0});
+  };
+  const std::vector<std::int64_t> degrees = {255, 256, 257, 512, 513, 3000};
+  for (std::size_t k = 0; k < degrees.size(); ++k) {
+    const auto s = static_cast<std::int64_t>(10 + k);
+    for (std::int64_t d = 0; d < degrees[k]; ++d) add(s, (s * 131 + d * 7 + 1) % n);
+  }
+  for (std::int64_t d = 0; d < 5000; ++d) add(20, (d * 3 + 2) % n);  // vertex 20: a hub one level down
+  for (std::size_t k = 0; k < degrees.size(); ++k) add(static_cast<std::int64_t>(10 + k), 20);
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    for (std::size_t k = 0; k < degrees.size(); ++k)
+      check_single(g, static_cast<Index>(10 + k), dir, "heavy source " + std::to_string(degrees[k]));
+  check_multi(g, {10, 11, 12, 13, 14, 15, 20}, "heavy sources", algo::BfsDirection::push);
 }
 
 TEST_CASE("bfs with many levels: paths and grids", "[algo][bfs]") {
