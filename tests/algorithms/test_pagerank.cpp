@@ -187,6 +187,29 @@ TEST_CASE("pagerank on rows of every length: empty, short, warp-wide, long and c
   CHECK(bad == 0);
 }
 
+TEST_CASE("pagerank stops at the first iteration below the tolerance and reports every one", "[algo][pagerank]") {
+  // The iterations run in batches sized from the changes seen so far; whatever the
+  // batches, the run must stop at the first change below the tolerance (or at the cap)
+  // and call back once per iteration, in order, with that iteration's change.
+  const auto g = algotest::random_graph(3000, 4.0, 71);
+  const auto A = algotest::to_matrix<double>(g);
+  for (double tol : {1e-2, 1e-5, 1e-9, 1e-13})
+    for (int cap : {1, 3, 7, 1000}) {
+      std::vector<std::pair<int, double>> seen;
+      const auto r = algo::pagerank(A, {.tolerance = tol,
+                                        .max_iterations = cap,
+                                        .on_iteration = [&](int it, double d) { seen.emplace_back(it, d); }});
+      INFO("tolerance " << tol << " cap " << cap << " iterations " << r.iterations);
+      REQUIRE(static_cast<int>(seen.size()) == r.iterations);
+      for (std::size_t j = 0; j < seen.size(); ++j) CHECK(seen[j].first == static_cast<int>(j + 1));
+      for (std::size_t j = 0; j + 1 < seen.size(); ++j) CHECK(seen[j].second >= tol);
+      CHECK(r.delta == seen.back().second);
+      CHECK(r.converged == (seen.back().second < tol));
+      if (!r.converged) CHECK(r.iterations == cap);
+      CHECK(r.iterations <= cap);
+    }
+}
+
 TEST_CASE("pagerank's set-up is cached with A and rebuilt when A changes", "[algo][pagerank][cache]") {
   auto g = algotest::random_graph(500, 3.0, 41);
   auto A = algotest::to_matrix<double>(g);
