@@ -1,7 +1,8 @@
 // Direction-optimising BFS on the GPU (Beamer, Asanovic & Patterson, SC 2012), with the
 // level loop on the device (traversal.cuh): one block runs the small push levels in a
-// loop, grid-wide step kernels run the large ones, push or pull as the device-side
-// counters decide, and the host synchronises once per batch of steps.
+// loop, grid-wide step kernels run the large ones (the last block of each to finish
+// advances the state), push or pull as the device-side counters decide, and the host
+// synchronises once per batch of steps.
 //
 // Loads of data other threads of the same kernel write (levels, queues) use __ldcg
 // (L2, past the SM's L1), so the single-block loop never reads a stale line from an
@@ -15,11 +16,12 @@
 // queue), and every frontier in-neighbour that finds it claimed at this level offers
 // itself by atomicMin on the parent, so the parent is the smallest in-neighbour one level
 // up whatever the schedule.
-// Pull: each warp reads the levels and in-degrees of 32 consecutive vertices at once and
-// scans the in-lists of the unvisited ones with in-edges, one after the other, 32 entries
-// at a time; the first lane (ballot) whose entry sits on the previous level is the
-// smallest such in-neighbour. Both fill the same queue, so the direction can change at
-// any level.
+// Pull: each warp reads the levels and in-degrees of 32 consecutive vertices at once;
+// each lane probes the first few entries of its unvisited vertex's sorted in-list, and
+// the undecided vertices scan the rest with the whole warp, 32 entries at a time; the
+// first entry that sits on the previous level is the smallest such in-neighbour. Both
+// fill the same queue, so the direction can change at any level.
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -60,7 +62,10 @@ struct BfsState {
   int pulling;                        // direction of the next step
   int on_grid;                        // the next step is the grid's
   int done;
+  unsigned blocks_done;               // blocks of the running grid step that have finished
+  long long first_sizes[64];          // level_sizes of levels 1..64, read back with the state
 };
+constexpr int state_levels = 64;
 
 struct BfsArgs {
   const Index* ro;  // A: out-edges
@@ -117,7 +122,9 @@ __device__ void push_edges(const BfsArgs& a, int u, Index b, Index e, long long 
         atomicCAS(reinterpret_cast<unsigned long long*>(a.level + v), static_cast<unsigned long long>(-1LL),
                   static_cast<unsigned long long>(depth_new)));
     if (old == -1) append(a, v, next_q, out_e, in_e);
-    if (old == -1 || old == depth_new) atomicMin(a.parent + v, static_cast<long long>(u));
+    // Unsigned, so that the -1 of an unset parent is above every vertex id.
+    if (old == -1 || old == depth_new)
+      atomicMin(reinterpret_cast<unsigned long long*>(a.parent + v), static_cast<unsigned long long>(u));
   }
 }
 
@@ -145,49 +152,79 @@ __device__ void push_step(const BfsArgs& a, long long depth_new, long long fsize
   add_counters(a.st, out_e, in_e, examined);
 }
 
+// Pull: a lane per vertex first tries the first pull_probe entries of its own in-list,
+// all loaded at once (two dependent reads for the 32 vertices of a warp, where a warp per
+// vertex costs two for each); the vertices left undecided scan the rest of their lists
+// with the whole warp, one after the other.
+constexpr int pull_probe = 4;
+
 __device__ void pull_step(const BfsArgs& a, long long depth_new, int cur, long long warp, long long warps) {
   const int lane = threadIdx.x & 31;
   unsigned long long out_e = 0, in_e = 0, examined = 0;
   for (long long base = warp * 32; base < a.n; base += warps * 32) {
     const long long mine = base + lane;
     Index mb = 0, me = 0;
-    bool todo = false;
     if (mine < a.n && __ldcg(a.level + mine) == -1) {
       mb = a.tro[mine];
-      me = a.tro[mine + 1];
-      todo = me > mb;  // an unvisited vertex without in-edges cannot be reached now
+      me = a.tro[mine + 1];  // an unvisited vertex without in-edges cannot be reached now
     }
-    for (unsigned pending = __ballot_sync(0xffffffffu, todo); pending; pending &= pending - 1) {
+    // The probe: the first hit among the first pull_probe entries is the smallest
+    // in-neighbour on the previous level (the lists are sorted).
+    int probe[pull_probe];
+    long long found = -1;
+#pragma unroll
+    for (int t = 0; t < pull_probe; ++t) probe[t] = mb + t < me ? a.tci[mb + t] : -1;
+    bool hit[pull_probe];
+#pragma unroll
+    for (int t = 0; t < pull_probe; ++t) hit[t] = probe[t] >= 0 && __ldcg(a.level + probe[t]) == depth_new - 1;
+#pragma unroll
+    for (int t = pull_probe - 1; t >= 0; --t)
+      if (hit[t]) found = probe[t];
+    Index scanned = 0;
+    if (me > mb) {
+      if (found >= 0) {
+        for (int t = 0; t < pull_probe; ++t)
+          if (hit[t]) {
+            scanned = t + 1;
+            break;
+          }
+      } else {
+        scanned = me - mb < pull_probe ? me - mb : pull_probe;
+      }
+    }
+    const bool rest = found < 0 && me - mb > pull_probe;
+    for (unsigned pending = __ballot_sync(0xffffffffu, rest); pending; pending &= pending - 1) {
       const int owner = __ffs(pending) - 1;
-      const long long v = base + owner;
-      const Index b = __shfl_sync(0xffffffffu, mb, owner), e = __shfl_sync(0xffffffffu, me, owner);
-      long long found = -1;
-      Index scanned = 0;
+      const Index b = __shfl_sync(0xffffffffu, mb, owner) + pull_probe, e = __shfl_sync(0xffffffffu, me, owner);
+      long long got = -1;
+      Index walked = 0;
       for (Index chunk = b; chunk < e; chunk += 32) {
         const Index k = chunk + lane;
         int u = 0;
-        bool hit = false;
+        bool h = false;
         if (k < e) {
           u = a.tci[k];
-          hit = __ldcg(a.level + u) == depth_new - 1;  // this step writes depth_new, never depth_new - 1
+          h = __ldcg(a.level + u) == depth_new - 1;  // this step writes depth_new, never depth_new - 1
         }
-        const unsigned mask = __ballot_sync(0xffffffffu, hit);
+        const unsigned mask = __ballot_sync(0xffffffffu, h);
         if (mask != 0) {
           const int first = __ffs(mask) - 1;
-          found = __shfl_sync(0xffffffffu, u, first);
-          scanned += first + 1;
+          got = __shfl_sync(0xffffffffu, u, first);
+          walked += first + 1;
           break;
         }
-        scanned += (e - chunk < 32) ? (e - chunk) : 32;
+        walked += (e - chunk < 32) ? (e - chunk) : 32;
       }
-      if (lane == 0) {
-        examined += static_cast<unsigned long long>(scanned);
-        if (found >= 0) {
-          a.level[v] = depth_new;
-          a.parent[v] = found;
-          append(a, static_cast<int>(v), cur ^ 1, out_e, in_e);
-        }
+      if (lane == owner) {
+        found = got;
+        scanned += walked;
       }
+    }
+    examined += static_cast<unsigned long long>(scanned);
+    if (found >= 0) {
+      a.level[mine] = depth_new;
+      a.parent[mine] = found;
+      append(a, static_cast<int>(mine), cur ^ 1, out_e, in_e);
     }
   }
   add_counters(a.st, out_e, in_e, examined);
@@ -220,6 +257,7 @@ __device__ void finish(const BfsArgs& a) {
   }
   s->depth = s->depth + 1;
   a.level_sizes[s->depth - 1] = appended;
+  if (s->depth <= state_levels) s->first_sizes[s->depth - 1] = appended;
   s->frontier_size = appended;
   s->next_size = 0;
   s->frontier_chunks = s->next_chunks;
@@ -254,6 +292,7 @@ __global__ void init_kernel(BfsArgs a, long long source) {
   s->next_in_edges = 0;
   s->unexplored_edges = a.ro[a.n] - (a.tro[source + 1] - a.tro[source]);
   s->examined = 0;
+  s->blocks_done = 0;
   s->cur = 0;
   s->pulling = 0;
   s->done = 0;
@@ -282,11 +321,20 @@ __global__ void grid_step(BfsArgs a) {
   const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
   if (s->pulling) pull_step(a, s->depth + 1, s->cur, warp, warps);
   else push_step(a, s->depth + 1, s->frontier_size, s->frontier_chunks, s->cur, warp, warps);
-}
-
-__global__ void grid_finish(BfsArgs a) {
-  // The same test as grid_step's, on fields the step does not change.
-  if (!a.st->done && a.st->on_grid) finish(a);
+  // The last block to finish the step advances the state (every block has read it by
+  // then), which saves a one-thread launch per level.
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(&a.st->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();
+    a.st->blocks_done = 0;
+    finish(a);
+  }
 }
 
 }  // namespace
@@ -322,7 +370,7 @@ void bfs(BfsRun& run) {
   long long* parent = a.parent;
   ops::for_each(n, c.stream, [=] __device__(Index i) {
     level[i] = -1;
-    parent[i] = LLONG_MAX;  // above every id, for the push step's atomicMin
+    parent[i] = -1;  // as unsigned above every id, for the push step's atomicMin
   });
   init_kernel<<<1, 1, 0, c.stream>>>(a, run.source);
   GEBLAS_CUDA_CHECK_LAUNCH();
@@ -334,24 +382,22 @@ void bfs(BfsRun& run) {
     for (int b = 0; b < Policy::step_batch; ++b) {
       grid_step<<<grid, Policy::grid_threads, 0, c.stream>>>(a);
       GEBLAS_CUDA_CHECK_LAUNCH();
-      grid_finish<<<1, 1, 0, c.stream>>>(a);
-      GEBLAS_CUDA_CHECK_LAUNCH();
     }
     GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&host, a.st, sizeof(BfsState), cudaMemcpyDeviceToHost, c.stream));
     GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
     if (host.done) break;
   }
-  ops::for_each(n, c.stream, [=] __device__(Index i) {
-    if (level[i] < 0) parent[i] = -1;
-  });
   run.depth = static_cast<int>(host.depth);
   run.edges_examined = static_cast<double>(host.examined);
   run.level_sizes.assign(static_cast<std::size_t>(host.depth), 0);
-  if (host.depth > 0)
+  if (host.depth <= state_levels) {
+    std::copy(host.first_sizes, host.first_sizes + host.depth, run.level_sizes.begin());
+  } else {
     GEBLAS_CUDA_CHECK(cudaMemcpyAsync(run.level_sizes.data(), a.level_sizes,
                                       static_cast<std::size_t>(host.depth) * sizeof(long long),
                                       cudaMemcpyDeviceToHost, c.stream));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  }
   run.reached = 1;
   for (auto s : run.level_sizes) run.reached += s;
 }
