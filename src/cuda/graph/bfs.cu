@@ -60,7 +60,7 @@ struct BfsState {
   unsigned long long next_chunks;     // chunks appended by the running step
   int cur;                            // the queue holding the frontier
   int pulling;                        // direction of the next step
-  int on_grid;                        // the next step is the grid's
+  int on_grid;                        // the next step is too large for the block loop
   int done;
   unsigned blocks_done;               // blocks of the running grid step that have finished
   long long first_sizes[64];          // level_sizes of levels 1..64, read back with the state
@@ -314,9 +314,12 @@ __global__ void __launch_bounds__(Policy::block_threads) block_steps(BfsArgs a) 
   }
 }
 
+// Runs the next step whatever its size: once the levels have gone to the grid, a small
+// one there costs a launch, less than the host wait that handing it back to the block
+// would cost within the batch.
 __global__ void grid_step(BfsArgs a) {
   const volatile BfsState* s = a.st;
-  if (s->done || !s->on_grid) return;
+  if (s->done) return;
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
   if (s->pulling) pull_step(a, s->depth + 1, s->cur, warp, warps);
