@@ -75,6 +75,21 @@ struct BfsRun {
   std::vector<std::int64_t> level_sizes;  // vertices first reached at level 1, 2, ..., depth
 };
 
+// ---- BFS from many sources in one traversal over the pattern of A, pulling through A'.
+// Column c of the n x k column-major results (leading dimension n) belongs to
+// sources[c]: levels -1 where unreached, parents as BfsRun's (the smallest in-neighbour
+// one level up; the source is its own parent).
+struct BfsManyRun {
+  const SparseStorage* At = nullptr;  // in-edges, rows sorted
+  std::vector<std::int64_t> sources;  // on the host
+  GraphVertex* levels = nullptr;      // out: n x k
+  GraphVertex* parents = nullptr;     // out: n x k
+  // host results
+  int depth = 0;                           // largest level over all sources
+  double edges_examined = 0;               // entries of A' read
+  std::vector<double> reached_per_level;   // (vertex, source) pairs first reached at level 1, 2, ...
+};
+
 // ---- one level of the distributed, level-synchronous BFS on one rank's rows (dist::bfs):
 // row-major m x k arrays, column c for source c, rows numbered from first_row globally.
 // Where candidates(i, c) is a vertex (not INT64_MAX) and levels(i, c) < 0, the vertex is
@@ -140,6 +155,9 @@ struct GraphKernels {
   // row merges of triangle counting stay short. L has S's type and S.nvals / 2 entries;
   // replaced.
   void (*orient_by_degree)(SparseStorage& L, const SparseStorage& S);
+  // Optional (outside GEBLAS_GRAPH_ENTRIES; null where a backend has none, and the
+  // algorithm then runs bfs once per source): all of run.sources in one traversal.
+  void (*bfs_many)(BfsManyRun& run) = nullptr;
 };
 
 // The entries, in the table's order: each backend declares them with

@@ -163,6 +163,43 @@ TEST_CASE("bfs pushes the edges of heavy vertices in pieces", "[algo][bfs]") {
   check_multi(g, {10, 11, 12, 13, 14, 15, 20}, "heavy sources", algo::BfsDirection::push);
 }
 
+TEST_CASE("bfs from more sources than one 64-bit word holds", "[algo][bfs]") {
+  // 130 sources: two full groups of 64 and a partial one on the GPU's many-source
+  // traversal, with repeated, isolated and hub sources; every column against the oracle,
+  // and the per-level callback against the columns' level counts.
+  for (bool symmetric : {false, true}) {
+    const auto g = algotest::hub_graph(6000, 30000, 81, symmetric);
+    std::vector<Index> sources;
+    for (Index j = 0; j < 130; ++j) sources.push_back((j * 97) % 6000);
+    sources[7] = sources[3];  // a repeated source
+    sources[64] = 5999;       // isolated (the last fifth never appears)
+    sources[129] = 0;         // the biggest hub
+    const std::string what = std::string("130 sources ") + (symmetric ? "symmetric" : "directed");
+    check_multi(g, sources, what);
+    std::vector<double> per_level;
+    const auto r = algo::bfs(algotest::to_matrix<float>(g), sources,
+                             {.on_iteration = [&](int level, double reached) {
+                               CHECK(level == static_cast<int>(per_level.size()) + 1);
+                               per_level.push_back(reached);
+                             }});
+    std::vector<double> want(1, 0);
+    algo::VertexId depth = 0;
+    for (Index s : sources) {
+      const auto lv = oracle::bfs_levels(g, s);
+      for (auto l : lv) {
+        if (l <= 0) continue;
+        if (static_cast<std::size_t>(l) > want.size()) want.resize(static_cast<std::size_t>(l), 0);
+        want[static_cast<std::size_t>(l - 1)] += 1;
+        depth = std::max(depth, l);
+      }
+    }
+    want.resize(static_cast<std::size_t>(depth));
+    INFO(what);
+    CHECK(r.depth == depth);
+    CHECK(per_level == want);
+  }
+}
+
 TEST_CASE("bfs with many levels: paths and grids", "[algo][bfs]") {
   const auto path = algotest::path_graph(5000, 3);
   for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
