@@ -45,7 +45,7 @@ using ops::temp;
 // per SM; rows of more than long_row entries would make a tile's work uneven, so they take
 // chunk blocks of 2048 entries (8 per thread). Rows up to `warp_row` entries are summed by
 // one thread: below that a warp's shuffles cost more than the serial adds. Chosen by that
-// reasoning; the H200 bench rows (docs/PERFORMANCE.md) are the measurement.
+// reasoning, not swept (the H200 bench in docs/PERFORMANCE.md measured this choice only).
 struct PageRankPolicy {
   static constexpr int threads = 256;
   static constexpr Index tile_items = 1024;
