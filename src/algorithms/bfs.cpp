@@ -9,11 +9,11 @@
 // symmetric, and builds A' only for a matrix traversed again that wants to pull.
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
-// and select() keeps the reached entries. Many sources: one traversal per source into
-// the columns of column-major n x k results (on the host, one traversal per thread). A
-// traversal reads each edge O(1) times, which beats the SpMM formulation (one n x k
-// product per level over all of A) on deep graphs, and no n x k start matrix is built
-// on the host.
+// and select() keeps the reached entries. Many sources: where the backend has a
+// many-source traversal (bfs_many, the GPU's: 64 sources per pull pass, one bit each),
+// all of them in one; otherwise one traversal per source into the columns of
+// column-major n x k results (on the host, one traversal per thread). Either way no
+// n x k start matrix is built on the host.
 #include "geblas/algorithms/bfs.hpp"
 
 #include <algorithm>
@@ -174,19 +174,14 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   return res;
 }
 
-MultiBfsResult multi(const geblas::detail::SparseStorage& A, const std::vector<Index>& sources, const BfsOptions& o) {
-  require_square(A.nrows, A.ncols);
-  const Index n = A.nrows, k = static_cast<Index>(sources.size());
-  if (sources.empty()) throw InvalidValue("geblas::algo::bfs: no sources given");
-  for (Index s : sources) check_source(s, n);
+// One traversal per source, into the columns of `levels` and `parents`.
+void traverse_each(const geblas::detail::SparseStorage& A, const std::vector<Index>& sources, const BfsOptions& o,
+                   geblas::detail::DenseStorage& levels, geblas::detail::DenseStorage& parents, MultiBfsResult& res,
+                   std::vector<double>& reached_per_level) {
+  const Index k = static_cast<Index>(sources.size());
   const Device dev = A.device;
   const auto run_bfs = bfs_entry(dev);
   const auto At = in_edges(A, o.direction);
-  // Column-major, so that column c is one contiguous array the traversal writes.
-  geblas::detail::DenseStorage levels = vertex_columns(n, k, dev);
-  geblas::detail::DenseStorage parents = vertex_columns(n, k, dev);
-  MultiBfsResult res;
-  std::vector<double> reached_per_level;
   std::vector<geblas::detail::BfsRun> runs(static_cast<std::size_t>(k));
   for (Index c = 0; c < k; ++c) {
     geblas::detail::BfsRun& run = runs[static_cast<std::size_t>(c)];
@@ -204,6 +199,36 @@ MultiBfsResult multi(const geblas::detail::SparseStorage& A, const std::vector<I
     if (reached_per_level.size() < run.level_sizes.size()) reached_per_level.resize(run.level_sizes.size(), 0);
     for (std::size_t d = 0; d < run.level_sizes.size(); ++d)
       reached_per_level[d] += static_cast<double>(run.level_sizes[d]);
+  }
+}
+
+MultiBfsResult multi(const geblas::detail::SparseStorage& A, const std::vector<Index>& sources, const BfsOptions& o) {
+  require_square(A.nrows, A.ncols);
+  const Index n = A.nrows, k = static_cast<Index>(sources.size());
+  if (sources.empty()) throw InvalidValue("geblas::algo::bfs: no sources given");
+  for (Index s : sources) check_source(s, n);
+  const Device dev = A.device;
+  // Column-major, so that column c is one contiguous array the traversal writes.
+  geblas::detail::DenseStorage levels = vertex_columns(n, k, dev);
+  geblas::detail::DenseStorage parents = vertex_columns(n, k, dev);
+  MultiBfsResult res;
+  std::vector<double> reached_per_level;
+  const geblas::detail::GraphKernels* kernels = geblas::detail::backend_for(dev).graph;
+  if (kernels && kernels->bfs_many) {
+    // One traversal for all the sources (pull only: the results do not depend on the
+    // direction).
+    const auto At = geblas::detail::cached_transpose(A);
+    geblas::detail::BfsManyRun run;
+    run.At = At.get();
+    run.sources.assign(sources.begin(), sources.end());
+    run.levels = levels.data.as<V>();
+    run.parents = parents.data.as<V>();
+    kernels->bfs_many(run);
+    res.depth = run.depth;
+    res.edges_examined = run.edges_examined;
+    reached_per_level = std::move(run.reached_per_level);
+  } else {
+    traverse_each(A, sources, o, levels, parents, res, reached_per_level);
   }
   res.levels = DenseMatrix<V>(std::move(levels));
   res.parents = DenseMatrix<V>(std::move(parents));

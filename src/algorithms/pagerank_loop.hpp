@@ -2,12 +2,13 @@
 // one device and dist::pagerank over ranks both run it, and differ only in the batch
 // runner they pass (the backend's fused iterations on one device's A'; on ranks, the
 // exchange of the scaled iterate's halo, the same fused step on each rank's rows, and
-// the changes summed over ranks). It owns what must agree between the two: batches that
-// grow from 4 to 16 iterations, the stop at the first iteration below the tolerance,
-// the cap at max_iterations, the callback and the reported change.
+// the changes summed over ranks). It owns what must agree between the two: the batch
+// sizes, the stop at the first iteration below the tolerance, the cap at
+// max_iterations, the callback and the reported change.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/graph_kernels.hpp"
 #include "geblas/algorithms/common.hpp"
@@ -29,9 +30,14 @@ PageRankLoop pagerank_loop(RunBatch&& run, int start, int max_iterations, double
                            const IterationCallback& on_iteration) {
   PageRankLoop out;
   out.current = start;
-  // Few host waits on long runs, few wasted launches (iterations queued after
-  // convergence return at once) on short ones.
-  int batch = 4;
+  // Few host waits, few wasted launches (iterations queued after convergence return at
+  // once, but each still costs a launch). The first batch is short; after it, the change
+  // shrinks by a near-constant factor per iteration (the power method's rate), so the
+  // next batch is sized to the iterations that factor predicts are left, plus two for an
+  // estimate slightly off, and at most max_batch: a miss costs one more wait, an overshoot
+  // a few launches that return at once.
+  constexpr int first_batch = 4, max_batch = 16;
+  int batch = first_batch;
   while (out.iterations < max_iterations && !out.converged) {
     const int count = std::min(batch, max_iterations - out.iterations);
     const geblas::detail::PageRankBatch b = run(out.current, count);
@@ -43,7 +49,16 @@ PageRankLoop pagerank_loop(RunBatch&& run, int start, int max_iterations, double
       if (d < tolerance) out.converged = true;
     }
     if (b.deltas.empty()) break;  // a runner that ran nothing cannot make progress
-    batch = std::min(batch * 2, 16);
+    batch = max_batch;
+    const std::size_t k = b.deltas.size();
+    if (k >= 2 && b.deltas.front() > 0 && b.deltas.back() > 0 && tolerance > 0) {
+      const double rate = std::pow(b.deltas.back() / b.deltas.front(), 1.0 / static_cast<double>(k - 1));
+      if (rate > 0 && rate < 1) {
+        const double left = std::log(tolerance / b.deltas.back()) / std::log(rate);
+        if (left >= 0 && left < max_batch) batch = std::max(1, static_cast<int>(std::ceil(left)) + 2);
+        batch = std::min(batch, max_batch);
+      }
+    }
   }
   return out;
 }

@@ -75,6 +75,21 @@ struct BfsRun {
   std::vector<std::int64_t> level_sizes;  // vertices first reached at level 1, 2, ..., depth
 };
 
+// ---- BFS from many sources in one traversal over the pattern of A, pulling through A'.
+// Column c of the n x k column-major results (leading dimension n) belongs to
+// sources[c]: levels -1 where unreached, parents as BfsRun's (the smallest in-neighbour
+// one level up; the source is its own parent).
+struct BfsManyRun {
+  const SparseStorage* At = nullptr;  // in-edges, rows sorted
+  std::vector<std::int64_t> sources;  // on the host
+  GraphVertex* levels = nullptr;      // out: n x k
+  GraphVertex* parents = nullptr;     // out: n x k
+  // host results
+  int depth = 0;                           // largest level over all sources
+  double edges_examined = 0;               // entries of A' read
+  std::vector<double> reached_per_level;   // (vertex, source) pairs first reached at level 1, 2, ...
+};
+
 // ---- one level of the distributed, level-synchronous BFS on one rank's rows (dist::bfs):
 // row-major m x k arrays, column c for source c, rows numbered from first_row globally.
 // Where candidates(i, c) is a vertex (not INT64_MAX) and levels(i, c) < 0, the vertex is
@@ -151,6 +166,9 @@ struct GraphKernels {
   // The triangles of the undirected graph under A's pattern, counted where A lives with
   // no set-up beyond O(nnz) and nothing kept (see TriangleCountRun).
   void (*triangle_count)(TriangleCountRun& run);
+  // Optional (GEBLAS_GRAPH_OPTIONAL_ENTRIES; null where a backend has none, and the
+  // algorithm then runs bfs once per source): all of run.sources in one traversal.
+  void (*bfs_many)(BfsManyRun& run) = nullptr;
 };
 
 // The entries, in the table's order: each backend declares them with
@@ -161,11 +179,17 @@ struct GraphKernels {
 #define GEBLAS_DECLARE_GRAPH_ENTRY(name) std::remove_pointer_t<decltype(::geblas::detail::GraphKernels::name)> name;
 #define GEBLAS_GRAPH_TABLE_FIELD(name) .name = name,
 
-// Every field of GraphKernels is in GEBLAS_GRAPH_ENTRIES: the backends fill their tables
-// from the list, so a field left off it would be a null entry at run time.
+// The entries a backend may leave null, each with its documented replacement path (see
+// the field); a backend that has one sets it after its table's list fields.
+#define GEBLAS_GRAPH_OPTIONAL_ENTRIES(X) X(bfs_many)
+
+// Every field of GraphKernels is in one of the two lists: the backends fill their tables
+// from them, so a field left off would be a null entry at run time.
 #define GEBLAS_GRAPH_ENTRY_COUNT(name) +1
-static_assert(sizeof(GraphKernels) == (0 GEBLAS_GRAPH_ENTRIES(GEBLAS_GRAPH_ENTRY_COUNT)) * sizeof(void (*)()),
-              "GraphKernels has a field that GEBLAS_GRAPH_ENTRIES does not list");
+static_assert(sizeof(GraphKernels) == (0 GEBLAS_GRAPH_ENTRIES(GEBLAS_GRAPH_ENTRY_COUNT)
+                                           GEBLAS_GRAPH_OPTIONAL_ENTRIES(GEBLAS_GRAPH_ENTRY_COUNT)) *
+                                          sizeof(void (*)()),
+              "GraphKernels has a field that neither GEBLAS_GRAPH_ENTRIES nor GEBLAS_GRAPH_OPTIONAL_ENTRIES lists");
 #undef GEBLAS_GRAPH_ENTRY_COUNT
 
 }  // namespace geblas::detail

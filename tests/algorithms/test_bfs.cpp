@@ -3,6 +3,7 @@
 // from the levels), forced push, forced pull and automatic; on random graphs, graphs
 // with hubs and isolated vertices, paths and grids with many levels, duplicate input
 // edges, and the real graphs of the data folder.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,68 @@ TEST_CASE("bfs on graphs with hubs, isolated vertices and self-loops", "[algo][b
       }
       check_multi(g, {0, 9000, 19999, 5, 0}, what);  // a repeated source is its own column
     }
+}
+
+TEST_CASE("bfs pushes the edges of heavy vertices in pieces", "[algo][bfs]") {
+  // Sources whose out-degrees sit on both sides of the sizes where the GPU's push step
+  // cuts a vertex's edges into pieces (256 and its multiples), a second-level hub whose
+  // edges reach vertices already on the frontier's level (the parent must still be the
+  // smallest in-neighbour one level up), on a sparse random graph.
+  const std::int64_t n = 9000;
+  auto g = algotest::random_graph(n, 1.2, 61);
+  std::set<std::pair<std::int64_t, std::int64_t>> present;
+  for (const auto& e : g.edges) present.emplace(e.from, e.to);
+  auto add = [&](std::int64_t a, std::int64_t b) {
+    if (present.emplace(a, b).second) g.edges.push_back({a, b, 1.0});
+  };
+  const std::vector<std::int64_t> degrees = {255, 256, 257, 512, 513, 3000};
+  for (std::size_t k = 0; k < degrees.size(); ++k) {
+    const auto s = static_cast<std::int64_t>(10 + k);
+    for (std::int64_t d = 0; d < degrees[k]; ++d) add(s, (s * 131 + d * 7 + 1) % n);
+  }
+  for (std::int64_t d = 0; d < 5000; ++d) add(20, (d * 3 + 2) % n);  // vertex 20: a hub one level down
+  for (std::size_t k = 0; k < degrees.size(); ++k) add(static_cast<std::int64_t>(10 + k), 20);
+  for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
+    for (std::size_t k = 0; k < degrees.size(); ++k)
+      check_single(g, static_cast<Index>(10 + k), dir, "heavy source " + std::to_string(degrees[k]));
+  check_multi(g, {10, 11, 12, 13, 14, 15, 20}, "heavy sources", algo::BfsDirection::push);
+}
+
+TEST_CASE("bfs from more sources than one 64-bit word holds", "[algo][bfs]") {
+  // 130 sources: two full groups of 64 and a partial one on the GPU's many-source
+  // traversal, with repeated, isolated and hub sources; every column against the oracle,
+  // and the per-level callback against the columns' level counts.
+  for (bool symmetric : {false, true}) {
+    const auto g = algotest::hub_graph(6000, 30000, 81, symmetric);
+    std::vector<Index> sources;
+    for (Index j = 0; j < 130; ++j) sources.push_back((j * 97) % 6000);
+    sources[7] = sources[3];  // a repeated source
+    sources[64] = 5999;       // isolated (the last fifth never appears)
+    sources[129] = 0;         // the biggest hub
+    const std::string what = std::string("130 sources ") + (symmetric ? "symmetric" : "directed");
+    check_multi(g, sources, what);
+    std::vector<double> per_level;
+    const auto r = algo::bfs(algotest::to_matrix<float>(g), sources,
+                             {.on_iteration = [&](int level, double reached) {
+                               CHECK(level == static_cast<int>(per_level.size()) + 1);
+                               per_level.push_back(reached);
+                             }});
+    std::vector<double> want(1, 0);
+    algo::VertexId depth = 0;
+    for (Index s : sources) {
+      const auto lv = oracle::bfs_levels(g, s);
+      for (auto l : lv) {
+        if (l <= 0) continue;
+        if (static_cast<std::size_t>(l) > want.size()) want.resize(static_cast<std::size_t>(l), 0);
+        want[static_cast<std::size_t>(l - 1)] += 1;
+        depth = std::max(depth, l);
+      }
+    }
+    want.resize(static_cast<std::size_t>(depth));
+    INFO(what);
+    CHECK(r.depth == depth);
+    CHECK(per_level == want);
+  }
 }
 
 TEST_CASE("bfs with many levels: paths and grids", "[algo][bfs]") {

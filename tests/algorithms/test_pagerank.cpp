@@ -154,6 +154,64 @@ TEST_CASE("pagerank on hub graphs: rows far longer than the mean", "[algo][pager
   }
 }
 
+TEST_CASE("pagerank on rows of every length: empty, short, warp-wide, long and chunked", "[algo][pagerank]") {
+  // In-degrees on both sides of each boundary where the GPU changes how a row of A' is
+  // summed (one thread, a warp, a tile's worth, one chunk, several chunks), on top of a
+  // sparse random graph whose last tenth is isolated (runs of empty rows); vertices
+  // at the boundaries sit next to each other so that short tiles meet long rows.
+  const std::int64_t n = 12000;
+  auto g = algotest::random_graph(n, 1.5, 51);
+  const std::vector<std::int64_t> degrees = {31, 32, 33, 64, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 4097, 9000};
+  const auto first_target = std::int64_t{100}, end_target = first_target + static_cast<std::int64_t>(degrees.size());
+  std::erase_if(g.edges, [&](const oracle::Edge& e) { return e.to >= first_target && e.to < end_target; });
+  std::uint64_t next = 7;
+  for (std::size_t k = 0; k < degrees.size(); ++k) {
+    const auto target = first_target + static_cast<std::int64_t>(k);
+    std::int64_t added = 0;
+    for (std::int64_t from = 0; from < n && added < degrees[k]; ++from) {
+      next = next * 6364136223846793005ULL + 1442695040888963407ULL;
+      if ((next >> 33) % 5 == 0) continue;  // a gap now and then, so the rows differ
+      g.edges.push_back({from, target, 1.0 + static_cast<double>(from % 4)});
+      ++added;
+    }
+    REQUIRE(added == degrees[k]);
+  }
+  for (bool weighted : {false, true}) run_pagerank(g, weighted, "row lengths");
+  // The same graph in single precision: float ranks, float sums.
+  const auto r = algo::pagerank(algotest::to_matrix<float>(g), {.tolerance = 1e-6, .max_iterations = 300});
+  const Eigen::VectorXd want = oracle::pagerank(g, Eigen::VectorXd::Constant(n, 1.0 / static_cast<double>(n)), 0.85, false);
+  const auto got = r.ranks.to_std_vector();
+  REQUIRE(static_cast<std::int64_t>(got.size()) == n);
+  int bad = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!(std::abs(got[static_cast<std::size_t>(i)] - want(i)) <= 1e-6 + 1e-4 * want(i)) && bad++ < 5)
+      UNSCOPED_INFO("float: vertex " << i << " got " << got[static_cast<std::size_t>(i)] << " want " << want(i));
+  CHECK(bad == 0);
+}
+
+TEST_CASE("pagerank stops at the first iteration below the tolerance and reports every one", "[algo][pagerank]") {
+  // The iterations run in batches sized from the changes seen so far; whatever the
+  // batches, the run must stop at the first change below the tolerance (or at the cap)
+  // and call back once per iteration, in order, with that iteration's change.
+  const auto g = algotest::random_graph(3000, 4.0, 71);
+  const auto A = algotest::to_matrix<double>(g);
+  for (double tol : {1e-2, 1e-5, 1e-9, 1e-13})
+    for (int cap : {1, 3, 7, 1000}) {
+      std::vector<std::pair<int, double>> seen;
+      const auto r = algo::pagerank(A, {.tolerance = tol,
+                                        .max_iterations = cap,
+                                        .on_iteration = [&](int it, double d) { seen.emplace_back(it, d); }});
+      INFO("tolerance " << tol << " cap " << cap << " iterations " << r.iterations);
+      REQUIRE(static_cast<int>(seen.size()) == r.iterations);
+      for (std::size_t j = 0; j < seen.size(); ++j) CHECK(seen[j].first == static_cast<int>(j + 1));
+      for (std::size_t j = 0; j + 1 < seen.size(); ++j) CHECK(seen[j].second >= tol);
+      CHECK(r.delta == seen.back().second);
+      CHECK(r.converged == (seen.back().second < tol));
+      if (!r.converged) CHECK(r.iterations == cap);
+      CHECK(r.iterations <= cap);
+    }
+}
+
 TEST_CASE("pagerank's set-up is cached with A and rebuilt when A changes", "[algo][pagerank][cache]") {
   auto g = algotest::random_graph(500, 3.0, 41);
   auto A = algotest::to_matrix<double>(g);

@@ -2,7 +2,7 @@
 // are edges too), giving levels and parents. The traversal runs on A's device: push
 // from a small frontier through A, pull through A' (cached with A) when the frontier is
 // large (Beamer's direction optimisation), O(V + E) work in all, with no host round
-// trip per level on a GPU. Many sources run one traversal per source.
+// trip per level on a GPU. Many sources: one traversal each (one for all on a GPU).
 // Every reached vertex's parent is its smallest in-neighbour on the previous level
 // (one source and many sources alike), so results do not depend on the direction or
 // the thread schedule.

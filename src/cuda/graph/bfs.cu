@@ -1,19 +1,27 @@
 // Direction-optimising BFS on the GPU (Beamer, Asanovic & Patterson, SC 2012), with the
 // level loop on the device (traversal.cuh): one block runs the small push levels in a
-// loop, grid-wide step kernels run the large ones, push or pull as the device-side
-// counters decide, and the host synchronises once per batch of steps.
+// loop, grid-wide step kernels run the large ones (the last block of each to finish
+// advances the state), push or pull as the device-side counters decide, and the host
+// synchronises once per batch of steps.
 //
 // Loads of data other threads of the same kernel write (levels, queues) use __ldcg
 // (L2, past the SM's L1), so the single-block loop never reads a stale line from an
 // earlier level; the state is read and written through volatile for the same reason.
 //
-// Push: a warp per frontier vertex; atomicCAS on the level claims a vertex for this
-// level (the claimer appends it to the next queue), and every frontier in-neighbour
-// that finds it claimed at this level offers itself by atomicMin on the parent, so the
-// parent is the smallest in-neighbour one level up whatever the schedule.
-// Pull: a warp per unvisited vertex scans its sorted in-list 32 entries at a time; the
-// first lane (ballot) whose entry sits on the previous level is the smallest such
-// in-neighbour. Both fill the same queue, so the direction can change at any level.
+// Push: a warp per frontier vertex of at most heavy_edges out-edges, and a warp per
+// chunk of chunk_edges out-edges of the heavier ones, so that a hub's edges are spread
+// over the grid (or the block) instead of one warp walking tens of thousands of them;
+// the chunks are listed when a vertex joins the queue, so no scan is needed. atomicCAS
+// on the level claims a vertex for this level (the claimer appends it to the next
+// queue), and every frontier in-neighbour that finds it claimed at this level offers
+// itself by atomicMin on the parent, so the parent is the smallest in-neighbour one level
+// up whatever the schedule.
+// Pull: each warp reads the levels and in-degrees of 32 consecutive vertices at once;
+// each lane probes the first few entries of its unvisited vertex's sorted in-list, and
+// the undecided vertices scan the rest with the whole warp, 32 entries at a time; the
+// first entry that sits on the previous level is the smallest such in-neighbour. Both
+// fill the same queue, so the direction can change at any level.
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -32,6 +40,13 @@ using Policy = TraversalLaunchPolicy;
 constexpr double push_to_pull = 14;
 constexpr double pull_to_push = 24;
 
+// A frontier vertex with more than heavy_edges out-edges is pushed in chunks of
+// chunk_edges, a warp each: 8 rounds of 32 lanes, short enough that a hub's chunks spread
+// over many warps, long enough that the chunk list stays at most 2 / 256 of nnz. Chosen by
+// that reasoning.
+constexpr Index heavy_edges = 256;
+constexpr Index chunk_edges = 256;
+
 struct BfsState {
   long long depth;                    // level of the current frontier
   long long frontier_size;
@@ -41,11 +56,16 @@ struct BfsState {
   unsigned long long next_in_edges;   // in-edges of the vertices appended
   long long unexplored_edges;         // in-edges of unvisited vertices
   unsigned long long examined;        // entries of A and A' read
+  unsigned long long frontier_chunks; // chunks of the frontier's heavy vertices
+  unsigned long long next_chunks;     // chunks appended by the running step
   int cur;                            // the queue holding the frontier
   int pulling;                        // direction of the next step
-  int on_grid;                        // the next step is the grid's
+  int on_grid;                        // the next step is too large for the block loop
   int done;
+  unsigned blocks_done;               // blocks of the running grid step that have finished
+  long long first_sizes[64];          // level_sizes of levels 1..64, read back with the state
 };
+constexpr int state_levels = 64;
 
 struct BfsArgs {
   const Index* ro;  // A: out-edges
@@ -56,6 +76,7 @@ struct BfsArgs {
   long long* level;
   long long* parent;
   int* queue[2];
+  unsigned long long* chunks[2];  // with queue[q]: (vertex << 32) | chunk index, per heavy vertex
   long long* level_sizes;
   BfsState* st;
   int forced;  // 0 automatic, 1 push only, 2 pull only
@@ -74,73 +95,136 @@ __device__ void add_counters(BfsState* st, unsigned long long out_e, unsigned lo
   }
 }
 
-__device__ void push_step(const BfsArgs& a, long long depth_new, long long fsize, int cur, long long warp,
-                          long long warps) {
+// Appends v to the next queue (and its chunks, when heavy), counting its edges.
+__device__ void append(const BfsArgs& a, int v, int next_q, unsigned long long& out_e, unsigned long long& in_e) {
+  const unsigned long long slot = atomicAdd(&a.st->next_size, 1ULL);
+  a.queue[next_q][slot] = v;
+  const Index deg = a.ro[v + 1] - a.ro[v];
+  out_e += static_cast<unsigned long long>(deg);
+  in_e += static_cast<unsigned long long>(a.tro[v + 1] - a.tro[v]);
+  if (deg > heavy_edges) {
+    const auto pieces = static_cast<unsigned long long>((deg + chunk_edges - 1) / chunk_edges);
+    const unsigned long long first = atomicAdd(&a.st->next_chunks, pieces);
+    for (unsigned long long j = 0; j < pieces; ++j)
+      a.chunks[next_q][first + j] = (static_cast<unsigned long long>(v) << 32) | j;
+  }
+}
+
+// The out-edges [b, e) of frontier vertex u, one per lane.
+__device__ void push_edges(const BfsArgs& a, int u, Index b, Index e, long long depth_new, int next_q,
+                           unsigned long long& out_e, unsigned long long& in_e) {
+  const int lane = threadIdx.x & 31;
+  for (Index k = b + lane; k < e; k += 32) {
+    const int v = a.ci[k];
+    const long long seen = __ldcg(a.level + v);
+    if (seen >= 0 && seen != depth_new) continue;  // reached at an earlier level
+    const auto old = static_cast<long long>(
+        atomicCAS(reinterpret_cast<unsigned long long*>(a.level + v), static_cast<unsigned long long>(-1LL),
+                  static_cast<unsigned long long>(depth_new)));
+    if (old == -1) append(a, v, next_q, out_e, in_e);
+    // Unsigned, so that the -1 of an unset parent is above every vertex id.
+    if (old == -1 || old == depth_new)
+      atomicMin(reinterpret_cast<unsigned long long*>(a.parent + v), static_cast<unsigned long long>(u));
+  }
+}
+
+__device__ void push_step(const BfsArgs& a, long long depth_new, long long fsize, unsigned long long fchunks, int cur,
+                          long long warp, long long warps) {
   const int lane = threadIdx.x & 31;
   unsigned long long out_e = 0, in_e = 0, examined = 0;
   const int* frontier = a.queue[cur];
-  int* next = a.queue[cur ^ 1];
+  const unsigned long long* chunks = a.chunks[cur];
   for (long long f = warp; f < fsize; f += warps) {
     const int u = __ldcg(frontier + f);
     const Index b = a.ro[u], e = a.ro[u + 1];
+    if (e - b > heavy_edges) continue;  // pushed by its chunks below
     if (lane == 0) examined += static_cast<unsigned long long>(e - b);
-    for (Index k = b + lane; k < e; k += 32) {
-      const int v = a.ci[k];
-      const long long seen = __ldcg(a.level + v);
-      if (seen >= 0 && seen != depth_new) continue;  // reached at an earlier level
-      const auto old = static_cast<long long>(
-          atomicCAS(reinterpret_cast<unsigned long long*>(a.level + v), static_cast<unsigned long long>(-1LL),
-                    static_cast<unsigned long long>(depth_new)));
-      if (old == -1) {
-        const unsigned long long slot = atomicAdd(&a.st->next_size, 1ULL);
-        next[slot] = v;
-        out_e += static_cast<unsigned long long>(a.ro[v + 1] - a.ro[v]);
-        in_e += static_cast<unsigned long long>(a.tro[v + 1] - a.tro[v]);
-      }
-      if (old == -1 || old == depth_new) atomicMin(a.parent + v, static_cast<long long>(u));
-    }
+    push_edges(a, u, b, e, depth_new, cur ^ 1, out_e, in_e);
+  }
+  for (long long c = warp; c < static_cast<long long>(fchunks); c += warps) {
+    const unsigned long long piece = __ldcg(chunks + c);
+    const int u = static_cast<int>(piece >> 32);
+    const Index b = a.ro[u] + static_cast<Index>(piece & 0xffffffffULL) * chunk_edges;
+    const Index e = min(a.ro[u + 1], b + chunk_edges);
+    if (lane == 0) examined += static_cast<unsigned long long>(e - b);
+    push_edges(a, u, b, e, depth_new, cur ^ 1, out_e, in_e);
   }
   add_counters(a.st, out_e, in_e, examined);
 }
 
+// Pull: a lane per vertex first tries the first pull_probe entries of its own in-list,
+// all loaded at once (two dependent reads for the 32 vertices of a warp, where a warp per
+// vertex costs two for each); the vertices left undecided scan the rest of their lists
+// with the whole warp, one after the other.
+constexpr int pull_probe = 4;
+
 __device__ void pull_step(const BfsArgs& a, long long depth_new, int cur, long long warp, long long warps) {
   const int lane = threadIdx.x & 31;
   unsigned long long out_e = 0, in_e = 0, examined = 0;
-  int* next = a.queue[cur ^ 1];
-  for (long long v = warp; v < a.n; v += warps) {
-    // One read broadcast, so the whole warp takes the same branch.
-    const long long mine = __shfl_sync(0xffffffffu, lane == 0 ? __ldcg(a.level + v) : 0LL, 0);
-    if (mine != -1) continue;
-    const Index b = a.tro[v], e = a.tro[v + 1];
-    long long found = -1;
-    Index scanned = 0;
-    for (Index base = b; base < e; base += 32) {
-      const Index k = base + lane;
-      int u = 0;
-      bool hit = false;
-      if (k < e) {
-        u = a.tci[k];
-        hit = __ldcg(a.level + u) == depth_new - 1;  // this step writes depth_new, never depth_new - 1
-      }
-      const unsigned mask = __ballot_sync(0xffffffffu, hit);
-      if (mask != 0) {
-        const int first = __ffs(mask) - 1;
-        found = __shfl_sync(0xffffffffu, u, first);
-        scanned += first + 1;
-        break;
-      }
-      scanned += (e - base < 32) ? (e - base) : 32;
+  for (long long base = warp * 32; base < a.n; base += warps * 32) {
+    const long long mine = base + lane;
+    Index mb = 0, me = 0;
+    if (mine < a.n && __ldcg(a.level + mine) == -1) {
+      mb = a.tro[mine];
+      me = a.tro[mine + 1];  // an unvisited vertex without in-edges cannot be reached now
     }
-    if (lane == 0) {
-      examined += static_cast<unsigned long long>(scanned);
+    // The probe: the first hit among the first pull_probe entries is the smallest
+    // in-neighbour on the previous level (the lists are sorted).
+    int probe[pull_probe];
+    long long found = -1;
+#pragma unroll
+    for (int t = 0; t < pull_probe; ++t) probe[t] = mb + t < me ? a.tci[mb + t] : -1;
+    bool hit[pull_probe];
+#pragma unroll
+    for (int t = 0; t < pull_probe; ++t) hit[t] = probe[t] >= 0 && __ldcg(a.level + probe[t]) == depth_new - 1;
+#pragma unroll
+    for (int t = pull_probe - 1; t >= 0; --t)
+      if (hit[t]) found = probe[t];
+    Index scanned = 0;
+    if (me > mb) {
       if (found >= 0) {
-        a.level[v] = depth_new;
-        a.parent[v] = found;
-        const unsigned long long slot = atomicAdd(&a.st->next_size, 1ULL);
-        next[slot] = static_cast<int>(v);
-        out_e += static_cast<unsigned long long>(a.ro[v + 1] - a.ro[v]);
-        in_e += static_cast<unsigned long long>(a.tro[v + 1] - a.tro[v]);
+        for (int t = 0; t < pull_probe; ++t)
+          if (hit[t]) {
+            scanned = t + 1;
+            break;
+          }
+      } else {
+        scanned = me - mb < pull_probe ? me - mb : pull_probe;
       }
+    }
+    const bool rest = found < 0 && me - mb > pull_probe;
+    for (unsigned pending = __ballot_sync(0xffffffffu, rest); pending; pending &= pending - 1) {
+      const int owner = __ffs(pending) - 1;
+      const Index b = __shfl_sync(0xffffffffu, mb, owner) + pull_probe, e = __shfl_sync(0xffffffffu, me, owner);
+      long long got = -1;
+      Index walked = 0;
+      for (Index chunk = b; chunk < e; chunk += 32) {
+        const Index k = chunk + lane;
+        int u = 0;
+        bool h = false;
+        if (k < e) {
+          u = a.tci[k];
+          h = __ldcg(a.level + u) == depth_new - 1;  // this step writes depth_new, never depth_new - 1
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, h);
+        if (mask != 0) {
+          const int first = __ffs(mask) - 1;
+          got = __shfl_sync(0xffffffffu, u, first);
+          walked += first + 1;
+          break;
+        }
+        walked += (e - chunk < 32) ? (e - chunk) : 32;
+      }
+      if (lane == owner) {
+        found = got;
+        scanned += walked;
+      }
+    }
+    examined += static_cast<unsigned long long>(scanned);
+    if (found >= 0) {
+      a.level[mine] = depth_new;
+      a.parent[mine] = found;
+      append(a, static_cast<int>(mine), cur ^ 1, out_e, in_e);
     }
   }
   add_counters(a.st, out_e, in_e, examined);
@@ -173,8 +257,11 @@ __device__ void finish(const BfsArgs& a) {
   }
   s->depth = s->depth + 1;
   a.level_sizes[s->depth - 1] = appended;
+  if (s->depth <= state_levels) s->first_sizes[s->depth - 1] = appended;
   s->frontier_size = appended;
   s->next_size = 0;
+  s->frontier_chunks = s->next_chunks;
+  s->next_chunks = 0;
   s->cur = s->cur ^ 1;
   s->frontier_edges = s->next_out_edges;
   s->unexplored_edges = s->unexplored_edges - static_cast<long long>(s->next_in_edges);
@@ -188,6 +275,15 @@ __global__ void init_kernel(BfsArgs a, long long source) {
   a.parent[source] = source;
   a.queue[0][0] = static_cast<int>(source);
   BfsState* s = a.st;
+  const Index deg = a.ro[source + 1] - a.ro[source];
+  s->frontier_chunks = 0;
+  s->next_chunks = 0;
+  if (deg > heavy_edges) {
+    const auto pieces = static_cast<unsigned long long>((deg + chunk_edges - 1) / chunk_edges);
+    for (unsigned long long j = 0; j < pieces; ++j)
+      a.chunks[0][j] = (static_cast<unsigned long long>(source) << 32) | j;
+    s->frontier_chunks = pieces;
+  }
   s->depth = 0;
   s->frontier_size = 1;
   s->next_size = 0;
@@ -196,6 +292,7 @@ __global__ void init_kernel(BfsArgs a, long long source) {
   s->next_in_edges = 0;
   s->unexplored_edges = a.ro[a.n] - (a.tro[source + 1] - a.tro[source]);
   s->examined = 0;
+  s->blocks_done = 0;
   s->cur = 0;
   s->pulling = 0;
   s->done = 0;
@@ -210,25 +307,37 @@ __global__ void __launch_bounds__(Policy::block_threads) block_steps(BfsArgs a) 
     if (threadIdx.x == 0) stop = s->done || s->on_grid;
     __syncthreads();
     if (stop) return;
-    push_step(a, s->depth + 1, s->frontier_size, s->cur, threadIdx.x / 32, blockDim.x / 32);
+    push_step(a, s->depth + 1, s->frontier_size, s->frontier_chunks, s->cur, threadIdx.x / 32, blockDim.x / 32);
     __syncthreads();
     if (threadIdx.x == 0) finish(a);
     __syncthreads();
   }
 }
 
+// Runs the next step whatever its size: once the levels have gone to the grid, a small
+// one there costs a launch, less than the host wait that handing it back to the block
+// would cost within the batch.
 __global__ void grid_step(BfsArgs a) {
   const volatile BfsState* s = a.st;
-  if (s->done || !s->on_grid) return;
+  if (s->done) return;
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
   if (s->pulling) pull_step(a, s->depth + 1, s->cur, warp, warps);
-  else push_step(a, s->depth + 1, s->frontier_size, s->cur, warp, warps);
-}
-
-__global__ void grid_finish(BfsArgs a) {
-  // The same test as grid_step's, on fields the step does not change.
-  if (!a.st->done && a.st->on_grid) finish(a);
+  else push_step(a, s->depth + 1, s->frontier_size, s->frontier_chunks, s->cur, warp, warps);
+  // The last block to finish the step advances the state (every block has read it by
+  // then), which saves a one-thread launch per level.
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(&a.st->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();
+    a.st->blocks_done = 0;
+    finish(a);
+  }
 }
 
 }  // namespace
@@ -239,6 +348,10 @@ void bfs(BfsRun& run) {
   const Index n = run.A->nrows;
   RawBuffer state = ops::temp<BfsState>(1, dev);
   RawBuffer q0 = ops::temp<int>(n, dev), q1 = ops::temp<int>(n, dev);
+  // A frontier's heavy vertices have more than heavy_edges out-edges each, so their
+  // chunks number at most nnz / chunk_edges + nnz / heavy_edges.
+  const Index chunk_capacity = run.A->nvals / chunk_edges + run.A->nvals / heavy_edges + 1;
+  RawBuffer c0 = ops::temp<unsigned long long>(chunk_capacity, dev), c1 = ops::temp<unsigned long long>(chunk_capacity, dev);
   RawBuffer sizes = ops::temp<long long>(n, dev);
   BfsArgs a;
   a.ro = run.A->row_offsets.as<Index>();
@@ -250,6 +363,8 @@ void bfs(BfsRun& run) {
   a.parent = reinterpret_cast<long long*>(run.parents);
   a.queue[0] = q0.as<int>();
   a.queue[1] = q1.as<int>();
+  a.chunks[0] = c0.as<unsigned long long>();
+  a.chunks[1] = c1.as<unsigned long long>();
   a.level_sizes = sizes.as<long long>();
   a.st = state.as<BfsState>();
   a.forced = run.direction;
@@ -258,7 +373,7 @@ void bfs(BfsRun& run) {
   long long* parent = a.parent;
   ops::for_each(n, c.stream, [=] __device__(Index i) {
     level[i] = -1;
-    parent[i] = LLONG_MAX;  // above every id, for the push step's atomicMin
+    parent[i] = -1;  // as unsigned above every id, for the push step's atomicMin
   });
   init_kernel<<<1, 1, 0, c.stream>>>(a, run.source);
   GEBLAS_CUDA_CHECK_LAUNCH();
@@ -270,24 +385,22 @@ void bfs(BfsRun& run) {
     for (int b = 0; b < Policy::step_batch; ++b) {
       grid_step<<<grid, Policy::grid_threads, 0, c.stream>>>(a);
       GEBLAS_CUDA_CHECK_LAUNCH();
-      grid_finish<<<1, 1, 0, c.stream>>>(a);
-      GEBLAS_CUDA_CHECK_LAUNCH();
     }
     GEBLAS_CUDA_CHECK(cudaMemcpyAsync(&host, a.st, sizeof(BfsState), cudaMemcpyDeviceToHost, c.stream));
     GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
     if (host.done) break;
   }
-  ops::for_each(n, c.stream, [=] __device__(Index i) {
-    if (level[i] < 0) parent[i] = -1;
-  });
   run.depth = static_cast<int>(host.depth);
   run.edges_examined = static_cast<double>(host.examined);
   run.level_sizes.assign(static_cast<std::size_t>(host.depth), 0);
-  if (host.depth > 0)
+  if (host.depth <= state_levels) {
+    std::copy(host.first_sizes, host.first_sizes + host.depth, run.level_sizes.begin());
+  } else {
     GEBLAS_CUDA_CHECK(cudaMemcpyAsync(run.level_sizes.data(), a.level_sizes,
                                       static_cast<std::size_t>(host.depth) * sizeof(long long),
                                       cudaMemcpyDeviceToHost, c.stream));
-  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    GEBLAS_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  }
   run.reached = 1;
   for (auto s : run.level_sizes) run.reached += s;
 }

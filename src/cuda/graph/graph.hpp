@@ -7,6 +7,7 @@
 namespace geblas::detail::cuda::graph {
 
 GEBLAS_GRAPH_ENTRIES(GEBLAS_DECLARE_GRAPH_ENTRY)
+void bfs_many(BfsManyRun& run);  // the optional entry (bfs_many.cu)
 
 // The table of the entries above.
 const GraphKernels& kernels();

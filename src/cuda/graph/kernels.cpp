@@ -4,7 +4,7 @@
 namespace geblas::detail::cuda::graph {
 
 const GraphKernels& kernels() {
-  static const GraphKernels table{GEBLAS_GRAPH_ENTRIES(GEBLAS_GRAPH_TABLE_FIELD)};
+  static const GraphKernels table{GEBLAS_GRAPH_ENTRIES(GEBLAS_GRAPH_TABLE_FIELD).bfs_many = bfs_many};
   return table;
 }
 

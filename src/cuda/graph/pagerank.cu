@@ -2,24 +2,27 @@
 // that pulls over A' and writes the next iterate, its scaled copy and the L1 change; a
 // batch of iterations is queued at once and read back with one synchronisation.
 //
-// Load balance. Rows of A' are in-degrees, and web and social graphs have rows of
-// 10^4-10^5 entries next to a mean of 5-30. A group of `lanes` threads per row (the
-// CSR-vector rule of the plain kernel) leaves such a row to a handful of threads that
-// run long after the rest of the grid has finished: a directed web graph with a
-// 3,445-entry hub took 17x one cuSPARSE SpMV per iteration. Rows longer than
-// lanes * long_row_passes are therefore cut into chunks of `chunk` entries, one block
-// each (the hub-splitting idea of merge-based SpMV, Merrill & Garland 2016, applied only
-// where it is needed); each chunk writes its partial sum, and the last chunk of a row to
-// finish (an arrival counter) adds the partials in chunk order, so results do not
-// depend on scheduling. The list of long rows is built on the device once per matrix and
-// kept in A''s derived cache.
+// Load balance. Rows of A' are in-degrees: social and R-MAT graphs put rows of 10^4-10^5
+// entries next to a median of a few, and many empty rows. The work is cut by rows plus
+// entries, not by rows: tile t holds the rows i with i + ro[i] in [t T, (t + 1) T)
+// (ro = A''s row offsets, T = tile_items), a fixed amount of work whatever the rows'
+// lengths, in the spirit of merge-based SpMV (Merrill & Garland 2016). A block takes a
+// tile: it gathers every entry's product w * xs(j) into shared memory in one coalesced
+// sweep (all gathers independent), then sums each row there, a thread per row of up to a
+// warp's width and a warp per longer row, and finishes the row (teleport, scale, change)
+// in the same pass. Rows longer than long_row are cut into chunks of `chunk` entries, one
+// block each, which write partial sums; the last chunk of a row to finish (an arrival
+// counter) adds them in chunk order. Every row's sum therefore has one fixed order, and
+// the ranks do not depend on scheduling. The tiles and the long rows are found on the
+// device once per matrix and kept in A''s derived cache.
 //
-// Convergence. The last block of an iteration to finish adds the blocks' L1 changes in
-// block order, stores the delta of that iteration and raises a stop flag when it is
-// below the tolerance; every later iteration of the batch then returns at once, and the
-// host reads the deltas after the batch. So the host waits once per batch, never once
-// per iteration, and the iteration that converged is known exactly.
-#include <cub/device/device_scan.cuh>
+// Convergence. Each block adds its rows' L1 change (warp shuffles, then one atomic per
+// block) to the iteration's delta; the next iteration of the batch reads that delta first
+// and returns at once when it is below the tolerance, and so does every later one (their
+// deltas stay 0). So the host waits once per batch, never once per iteration, and the
+// iteration that converged is known exactly. The atomics make the order in which the
+// blocks' changes are added, and so the last bits of a delta, vary between runs; the
+// ranks themselves do not.
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -36,34 +39,53 @@ namespace {
 using ops::Ctx;
 using ops::temp;
 
-// 256 threads fill an sm_90 SM at 8 blocks; the short-row grid is capped at 32 blocks
-// per SM (4 waves), not 8: with 8, R-MAT scale 20 (1M rows) left every group 62 rows to
-// walk one after the other, 4.6x one cuSPARSE SpMV per iteration (H100, 2026-11-25
-// 15:25), and the blocks' partial changes are summed by a whole block, so more blocks
-// cost little. A row is "long" when its group would loop more than 64 times, the point
-// where one row starts to outlast a block's share of an average graph; 2048-entry chunks
-// give each of a block's 256 threads 8 entries. Neither is swept yet.
+// 256 threads, 8 blocks on an sm_90 SM. A tile of 1024 rows-plus-entries gives each
+// thread about 4 gathers, enough independent loads to hide L2 latency, and keeps a block's
+// shared buffer (tile_items + long_row values, 16 KB in double) small enough for 8 blocks
+// per SM; rows of more than long_row entries would make a tile's work uneven, so they take
+// chunk blocks of 2048 entries (8 per thread). Rows up to `warp_row` entries are summed by
+// one thread: below that a warp's shuffles cost more than the serial adds. Chosen by that
+// reasoning, not swept (the H200 bench in docs/PERFORMANCE.md measured this choice only).
 struct PageRankPolicy {
   static constexpr int threads = 256;
-  static constexpr int max_lanes = 32;
-  static constexpr int blocks_per_sm = 32;
-  static constexpr Index long_row_passes = 64;
+  static constexpr Index tile_items = 1024;
+  static constexpr Index long_row = 1024;
   static constexpr Index chunk = 2048;
+  static constexpr int warp_row = 32;
+  static constexpr Index tile_values = tile_items + long_row;  // bound on a tile's entries
 };
 
-// The long rows of A' and their chunks, built once per matrix.
-struct HubPlan {
-  int lanes = 1;
-  Index long_threshold = 0;
+// The tiles and the long rows of A', built once per matrix.
+struct TilePlan {
+  Index tiles = 0;
+  RawBuffer tile_first;   // Index[tiles + 1]: tile t is rows [first[t], first[t + 1])
   Index long_rows = 0;
   Index chunks = 0;
   RawBuffer rows;         // Index[long_rows]
   RawBuffer chunk_first;  // Index[long_rows + 1]: chunks of long row k are [first[k], first[k+1])
 };
 
-__global__ void long_row_flags(Index m, const Index* ro, Index threshold, std::uint8_t* flags) {
+__device__ inline bool is_long_row(const Index* ro, Index i) { return ro[i + 1] - ro[i] > PageRankPolicy::long_row; }
+
+// The tile key of row i: rows with equal keys form a tile. (i + ro[i]) / T splits rows
+// plus entries evenly; 2 * (long rows before i) + (i is long) makes every long row a tile
+// of its own (its key is above every earlier row's and below every later one's), so a
+// short tile never holds more than tile_items + long_row entries.
+__device__ inline Index tile_key(const Index* ro, const Index* longs_before, Index i) {
+  return (i + ro[i]) / PageRankPolicy::tile_items + 2 * longs_before[i] + (is_long_row(ro, i) ? 1 : 0);
+}
+
+__global__ void long_row_counts(Index m, const Index* ro, Index* counts, std::uint8_t* flags) {
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x) {
+    const bool l = is_long_row(ro, i);
+    counts[i] = l;
+    flags[i] = l;
+  }
+}
+
+__global__ void tile_start_flags(Index m, const Index* ro, const Index* longs_before, std::uint8_t* flags) {
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += Index(gridDim.x) * blockDim.x)
-    flags[i] = ro[i + 1] - ro[i] > threshold;
+    flags[i] = i == 0 || tile_key(ro, longs_before, i) != tile_key(ro, longs_before, i - 1);
 }
 
 __global__ void chunk_counts(Index k, const Index* rows, const Index* ro, Index* counts) {
@@ -73,53 +95,57 @@ __global__ void chunk_counts(Index k, const Index* rows, const Index* ro, Index*
   }
 }
 
-HubPlan build_plan(const SparseStorage& At) {
-  HubPlan p;
+// The ids i in [0, m) whose flag is set, into a new buffer of count + extra slots.
+RawBuffer select_ids(Index m, const std::uint8_t* flags, Index extra, Index& count, const Ctx& c) {
+  RawBuffer selected = temp<Index>(m + extra, c.device), n = temp<Index>(1, c.device);
+  thrust::counting_iterator<Index> ids(0);
+  std::size_t bytes = 0;
+  GEBLAS_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, ids, flags, selected.as<Index>(), n.as<Index>(), m,
+                                               c.stream));
+  RawBuffer scratch(bytes, c.device);
+  GEBLAS_CUDA_CHECK(cub::DeviceSelect::Flagged(scratch.data(), bytes, ids, flags, selected.as<Index>(),
+                                               n.as<Index>(), m, c.stream));
+  read_to_host(&count, n.data(), sizeof(Index), c.stream);
+  return selected;
+}
+
+TilePlan build_plan(const SparseStorage& At) {
+  TilePlan p;
   const Index m = At.nrows;
-  const double mean = m ? static_cast<double>(At.nvals) / static_cast<double>(m) : 0.0;
-  while (p.lanes < PageRankPolicy::max_lanes && p.lanes < mean) p.lanes *= 2;
-  p.long_threshold = std::max<Index>(p.lanes * PageRankPolicy::long_row_passes, 1);
   if (m == 0) return p;
   Ctx c(At.device);
   const Index* ro = At.row_offsets.as<Index>();
+  RawBuffer longs_before = temp<Index>(m + 1, c.device);
   RawBuffer flags = temp<std::uint8_t>(m, c.device);
-  long_row_flags<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(m, ro, p.long_threshold,
-                                                                                   flags.as<std::uint8_t>());
+  long_row_counts<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(m, ro, longs_before.as<Index>(),
+                                                                                    flags.as<std::uint8_t>());
   GEBLAS_CUDA_CHECK_LAUNCH();
-  RawBuffer selected = temp<Index>(m, c.device), count = temp<Index>(1, c.device);
-  thrust::counting_iterator<Index> ids(0);
-  std::size_t bytes = 0;
-  GEBLAS_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, ids, flags.as<std::uint8_t>(), selected.as<Index>(),
-                                               count.as<Index>(), m, c.stream));
-  RawBuffer scratch(bytes, c.device);
-  GEBLAS_CUDA_CHECK(cub::DeviceSelect::Flagged(scratch.data(), bytes, ids, flags.as<std::uint8_t>(),
-                                               selected.as<Index>(), count.as<Index>(), m, c.stream));
-  read_to_host(&p.long_rows, count.data(), sizeof(Index), c.stream);
-  if (p.long_rows == 0) return p;
-  p.rows = temp<Index>(p.long_rows, c.device);
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(p.rows.data(), selected.data(), static_cast<std::size_t>(p.long_rows) * sizeof(Index),
-                                    cudaMemcpyDeviceToDevice, c.stream));
-  p.chunk_first = temp<Index>(p.long_rows + 1, c.device);
-  chunk_counts<<<ops::blocks_for(p.long_rows), ops::LaunchPolicy::threads, 0, c.stream>>>(
-      p.long_rows, p.rows.as<Index>(), ro, p.chunk_first.as<Index>());
+  Index long_rows = 0;
+  RawBuffer long_list = select_ids(m, flags.as<std::uint8_t>(), 0, long_rows, c);
+  ops::counts_to_offsets(longs_before.as<Index>(), m, c.stream);
+  tile_start_flags<<<ops::blocks_for(m), ops::LaunchPolicy::threads, 0, c.stream>>>(
+      m, ro, longs_before.as<Index>(), flags.as<std::uint8_t>());
   GEBLAS_CUDA_CHECK_LAUNCH();
-  p.chunks = ops::counts_to_offsets(p.chunk_first.as<Index>(), p.long_rows, c.stream);
+  p.tile_first = select_ids(m, flags.as<std::uint8_t>(), 1, p.tiles, c);
+  Index* tile_end = p.tile_first.as<Index>() + p.tiles;
+  ops::for_each(1, c.stream, [=] __device__(Index) { *tile_end = m; });
+  p.long_rows = long_rows;
+  if (long_rows == 0) return p;
+  p.rows = std::move(long_list);
+  p.chunk_first = temp<Index>(long_rows + 1, c.device);
+  chunk_counts<<<ops::blocks_for(long_rows), ops::LaunchPolicy::threads, 0, c.stream>>>(
+      long_rows, p.rows.as<Index>(), ro, p.chunk_first.as<Index>());
+  GEBLAS_CUDA_CHECK_LAUNCH();
+  p.chunks = ops::counts_to_offsets(p.chunk_first.as<Index>(), long_rows, c.stream);
   return p;
 }
 
-std::shared_ptr<const HubPlan> hub_plan(const SparseStorage& At) {
-  return derived<HubPlan>(At, "pagerank_hub_plan", [&] { return build_plan(At); });
+std::shared_ptr<const TilePlan> tile_plan(const SparseStorage& At) {
+  return derived<TilePlan>(At, "pagerank_tile_plan", [&] { return build_plan(At); });
 }
-
-// Per-batch control words, zeroed before the batch.
-struct Control {
-  unsigned stop;          // an iteration of this batch converged: later ones return at once
-  unsigned blocks_done;   // blocks of the running iteration that have finished
-};
 
 template <class V>
 struct StepArgs {
-  Index m;
   const Index* ro;
   const ColIndex* ci;
   const V* w;      // null: unweighted
@@ -130,18 +156,15 @@ struct StepArgs {
   const V* xs;
   V* xn;
   V* xsn;
-  int lanes;
-  Index long_threshold;
-  unsigned short_blocks;  // blocks [0, short_blocks) take the short rows
+  const Index* tile_first;
   Index long_rows;
-  Index chunks;
+  Index chunks;           // blocks [0, chunks) take the chunks, the rest one tile each
   const Index* long_list;
   const Index* chunk_first;
   unsigned* arrivals;     // per long row
   double* chunk_partials; // per chunk
-  double* block_changes;  // per block
-  Control* control;
-  double* delta_out;      // this iteration's slot
+  const double* previous_delta;  // the batch's previous iteration's; null for its first
+  double* delta_out;      // this iteration's slot, zero before the launch
   double tolerance;
 };
 
@@ -165,96 +188,96 @@ __device__ inline void finish_row(const StepArgs<V>& a, Index i, V acc, double& 
 }
 
 template <class V>
-__global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArgs<V> a) {
-  if (*reinterpret_cast<volatile unsigned*>(&a.control->stop)) return;
-  __shared__ double shared[PageRankPolicy::threads / 32];
+__device__ inline V product(const StepArgs<V>& a, Index p) {
+  return a.w ? a.w[p] * a.xs[a.ci[p]] : a.xs[a.ci[p]];
+}
+
+// One chunk of a long row; the row's last chunk to finish completes it.
+template <class V>
+__device__ void chunk_step(const StepArgs<V>& a, Index c, double* shared, double& change) {
   __shared__ bool last;
-  double change = 0;
-  if (blockIdx.x < a.short_blocks) {
-    // Short rows: a group of `lanes` threads per row; groups never straddle warps, and
-    // the loop runs while any group of the warp has a row so that all lanes shuffle.
-    const int lanes = a.lanes;
-    const Index gid = Index(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int lane = static_cast<int>(gid % lanes);
-    const Index stride = Index(a.short_blocks) * blockDim.x / lanes;
-    const Index warp_first = (gid - threadIdx.x % 32) / lanes;
-    for (Index i = gid / lanes, w0 = warp_first; w0 < a.m; i += stride, w0 += stride) {
-      V acc = V(0);
-      bool mine = false;
-      if (i < a.m) {
-        const Index b = a.ro[i], e = a.ro[i + 1];
-        mine = e - b <= a.long_threshold;
-        if (mine) {
-          if (a.w)
-            for (Index p = b + lane; p < e; p += lanes) acc += a.w[p] * a.xs[a.ci[p]];
-          else
-            for (Index p = b + lane; p < e; p += lanes) acc += a.xs[a.ci[p]];
-        }
-      }
-      for (int off = lanes / 2; off > 0; off /= 2) acc += __shfl_down_sync(0xffffffffu, acc, off, lanes);
-      if (lane == 0 && mine) finish_row(a, i, acc, change);
-    }
-  } else {
-    // Chunks of long rows, one block per chunk.
-    const Index chunk_blocks = Index(gridDim.x) - a.short_blocks;
-    for (Index c = Index(blockIdx.x) - a.short_blocks; c < a.chunks; c += chunk_blocks) {
-      Index lo = 0, hi = a.long_rows;  // the long row k with chunk_first[k] <= c < chunk_first[k + 1]
-      while (hi - lo > 1) {
-        const Index mid = (lo + hi) / 2;
-        if (a.chunk_first[mid] <= c) lo = mid;
-        else hi = mid;
-      }
-      const Index k = lo, row = a.long_list[k];
-      const Index b = a.ro[row] + (c - a.chunk_first[k]) * PageRankPolicy::chunk;
-      const Index e = min(a.ro[row + 1], b + PageRankPolicy::chunk);
-      double part = 0;
-      if (a.w)
-        for (Index p = b + threadIdx.x; p < e; p += blockDim.x) part += static_cast<double>(a.w[p] * a.xs[a.ci[p]]);
-      else
-        for (Index p = b + threadIdx.x; p < e; p += blockDim.x) part += static_cast<double>(a.xs[a.ci[p]]);
-      part = block_sum(part, shared);
-      const Index first = a.chunk_first[k], pieces = a.chunk_first[k + 1] - first;
-      if (threadIdx.x == 0) {
-        a.chunk_partials[c] = part;
-        __threadfence();
-        last = atomicAdd(&a.arrivals[k], 1u) == static_cast<unsigned>(pieces - 1);
-      }
-      __syncthreads();
-      if (last) {
-        // The row's partials, read by the whole block (a serial loop of dependent L2
-        // reads cost microseconds per hundred partials); same order every time.
-        double total = 0;
-        for (Index q = threadIdx.x; q < pieces; q += blockDim.x) total += __ldcg(&a.chunk_partials[first + q]);
-        total = block_sum(total, shared);
-        if (threadIdx.x == 0) {
-          a.arrivals[k] = 0;
-          finish_row(a, row, static_cast<V>(total), change);
-        }
-      }
-      __syncthreads();
-    }
+  Index lo = 0, hi = a.long_rows;  // the long row k with chunk_first[k] <= c < chunk_first[k + 1]
+  while (hi - lo > 1) {
+    const Index mid = (lo + hi) / 2;
+    if (a.chunk_first[mid] <= c) lo = mid;
+    else hi = mid;
   }
-  // The iteration's L1 change: the last block to finish adds the blocks' sums, all its
-  // threads reading (one thread reading a thousand partials one after the other cost
-  // more than the iteration: the H100 run of 2026-11-25 14:59 took 50-77 us per
-  // iteration on graphs whose SpMV takes 20-30 us), in the same order every time.
-  const double mine = block_sum(change, shared);
+  const Index k = lo, row = a.long_list[k];
+  const Index b = a.ro[row] + (c - a.chunk_first[k]) * PageRankPolicy::chunk;
+  const Index e = min(a.ro[row + 1], b + PageRankPolicy::chunk);
+  double part = 0;
+#pragma unroll 4
+  for (Index p = b + threadIdx.x; p < e; p += blockDim.x) part += static_cast<double>(product(a, p));
+  part = block_sum(part, shared);
+  const Index first = a.chunk_first[k], pieces = a.chunk_first[k + 1] - first;
+  if (pieces == 1) {
+    if (threadIdx.x == 0) finish_row(a, row, static_cast<V>(part), change);
+    return;
+  }
   if (threadIdx.x == 0) {
-    a.block_changes[blockIdx.x] = mine;
+    a.chunk_partials[c] = part;
     __threadfence();
-    last = atomicAdd(&a.control->blocks_done, 1u) == gridDim.x - 1;
+    last = atomicAdd(&a.arrivals[k], 1u) == static_cast<unsigned>(pieces - 1);
   }
   __syncthreads();
-  if (last) {
-    double part = 0;
-    for (unsigned bi = threadIdx.x; bi < gridDim.x; bi += blockDim.x) part += __ldcg(&a.block_changes[bi]);
-    const double delta = block_sum(part, shared);
-    if (threadIdx.x == 0) {
-      *a.delta_out = delta;
-      a.control->blocks_done = 0;
-      if (delta < a.tolerance) a.control->stop = 1;
-    }
+  if (!last) return;
+  // The row's partials, read by the whole block (a serial loop of dependent L2 reads
+  // costs microseconds per hundred partials); same order every time.
+  double total = 0;
+  for (Index q = threadIdx.x; q < pieces; q += blockDim.x) total += __ldcg(&a.chunk_partials[first + q]);
+  total = block_sum(total, shared);
+  if (threadIdx.x == 0) {
+    a.arrivals[k] = 0;
+    finish_row(a, row, static_cast<V>(total), change);
   }
+}
+
+// One tile of short rows: gather into shared memory, then sum and finish every row.
+template <class V>
+__device__ void tile_step(const StepArgs<V>& a, Index t, V* values, double& change) {
+  const Index r0 = a.tile_first[t], r1 = a.tile_first[t + 1];
+  const Index e0 = a.ro[r0], e1 = a.ro[r1];
+  if (r1 - r0 == 1 && e1 - e0 > PageRankPolicy::long_row) return;  // a long row: its chunks finish it
+  const int count = static_cast<int>(e1 - e0);
+#pragma unroll 4
+  for (int q = threadIdx.x; q < count; q += PageRankPolicy::threads) values[q] = product(a, e0 + q);
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  for (Index base = r0; base < r1; base += PageRankPolicy::threads) {  // the same trip count in every thread
+    const Index i = base + threadIdx.x;
+    int b = 0, e = 0;
+    if (i < r1) {
+      b = static_cast<int>(a.ro[i] - e0);
+      e = static_cast<int>(a.ro[i + 1] - e0);
+    }
+    const bool wide = e - b > PageRankPolicy::warp_row;
+    V acc = V(0);
+    if (!wide)
+      for (int q = b; q < e; ++q) acc += values[q];
+    // The warp's wide rows, one after the other, 32 lanes each.
+    for (unsigned pending = __ballot_sync(0xffffffffu, wide); pending; pending &= pending - 1) {
+      const int owner = __ffs(pending) - 1;
+      const int wb = __shfl_sync(0xffffffffu, b, owner), we = __shfl_sync(0xffffffffu, e, owner);
+      V part = V(0);
+      for (int q = wb + lane; q < we; q += 32) part += values[q];
+      for (int off = 16; off > 0; off /= 2) part += __shfl_xor_sync(0xffffffffu, part, off);
+      if (lane == owner) acc = part;
+    }
+    if (i < r1) finish_row(a, i, acc, change);
+  }
+}
+
+template <class V>
+__global__ void __launch_bounds__(PageRankPolicy::threads) pagerank_step(StepArgs<V> a) {
+  if (a.previous_delta && *a.previous_delta < a.tolerance) return;  // the batch converged
+  __shared__ V values[PageRankPolicy::tile_values];
+  __shared__ double shared[PageRankPolicy::threads / 32];
+  double change = 0;
+  if (Index(blockIdx.x) < a.chunks) chunk_step(a, Index(blockIdx.x), shared, change);
+  else tile_step(a, Index(blockIdx.x) - a.chunks, values, change);
+  // Every thread reaches this point (the early returns above are block-wide).
+  const double mine = block_sum(change, shared);
+  if (threadIdx.x == 0 && mine != 0) atomicAdd(a.delta_out, mine);
 }
 
 template <class V>
@@ -269,7 +292,7 @@ __global__ void initialise_slot(Index m, const V* start, V uniform, const V* sca
 template <class V>
 PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
   const SparseStorage& At = *a.At;
-  const std::shared_ptr<const HubPlan> plan = hub_plan(At);
+  const std::shared_ptr<const TilePlan> plan = tile_plan(At);
   Ctx c(At.device);
   PageRankBatch out;
   out.current = current;
@@ -281,53 +304,46 @@ PageRankBatch run_batch(const PageRankIterate& a, int current, int count) {
     GEBLAS_CUDA_CHECK_LAUNCH();
   }
   if (count <= 0) return out;
-  int sms = 0;
-  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device.ordinal()));
-  unsigned short_blocks = ops::blocks_for(std::max<Index>(m, 1) * plan->lanes, PageRankPolicy::threads);
-  short_blocks = std::min<unsigned>(short_blocks, static_cast<unsigned>(std::max(sms, 1) * PageRankPolicy::blocks_per_sm));
-  const unsigned chunk_blocks =
-      static_cast<unsigned>(std::min<Index>(plan->chunks, Index(std::max(sms, 1)) * PageRankPolicy::blocks_per_sm));
-  const unsigned grid = short_blocks + chunk_blocks;
+  const Index blocks = plan->chunks + plan->tiles;
+  if (blocks > Index{0x7fffffff})
+    throw InvalidValue("pagerank iterations on " + At.device.str() + ": A' needs " + std::to_string(blocks) +
+                       " blocks per iteration, more than one launch holds");
 
-  RawBuffer deltas = temp<double>(count, c.device);
-  RawBuffer control = temp<Control>(1, c.device);
-  RawBuffer block_changes = temp<double>(grid, c.device);
+  RawBuffer deltas = temp<double>(a.deltas_on_device ? 0 : count, c.device);
+  double* delta_slots = a.deltas_on_device ? a.deltas_on_device : deltas.as<double>();
   RawBuffer chunk_partials = temp<double>(plan->chunks, c.device);
   RawBuffer arrivals = temp<unsigned>(plan->long_rows, c.device);
-  GEBLAS_CUDA_CHECK(cudaMemsetAsync(control.data(), 0, sizeof(Control), c.stream));
-  GEBLAS_CUDA_CHECK(cudaMemsetAsync(deltas.data(), 0, deltas.bytes(), c.stream));
+  GEBLAS_CUDA_CHECK(cudaMemsetAsync(delta_slots, 0, static_cast<std::size_t>(count) * sizeof(double), c.stream));
   if (arrivals.bytes()) GEBLAS_CUDA_CHECK(cudaMemsetAsync(arrivals.data(), 0, arrivals.bytes(), c.stream));
 
   StepArgs<V> s{};
-  s.m = m;
   s.ro = At.row_offsets.as<Index>();
   s.ci = At.col_indices.as<ColIndex>();
   s.w = a.weighted ? At.values.as<V>() : nullptr;
   s.scale = static_cast<const V*>(a.scale);
   s.tele = static_cast<const V*>(a.teleport);
   s.uniform = static_cast<V>(a.teleport_uniform);
-  s.lanes = plan->lanes;
-  s.long_threshold = plan->long_threshold;
-  s.short_blocks = short_blocks;
+  s.tile_first = plan->tile_first.as<Index>();
   s.long_rows = plan->long_rows;
   s.chunks = plan->chunks;
   s.long_list = plan->rows.as<Index>();
   s.chunk_first = plan->chunk_first.as<Index>();
   s.arrivals = arrivals.as<unsigned>();
   s.chunk_partials = chunk_partials.as<double>();
-  s.block_changes = block_changes.as<double>();
-  s.control = control.as<Control>();
-  // with the changes left on the device no iteration of the batch may stop early
-  s.tolerance = a.deltas_on_device ? -1.0 : a.tolerance;
+  s.tolerance = a.tolerance;
   for (int j = 0; j < count; ++j) {
     const int from = (current + j) & 1;
     s.x = static_cast<const V*>(a.x[from]);
     s.xs = static_cast<const V*>(a.xs[from]);
     s.xn = static_cast<V*>(a.x[1 - from]);
     s.xsn = static_cast<V*>(a.xs[1 - from]);
-    s.delta_out = (a.deltas_on_device ? a.deltas_on_device : deltas.as<double>()) + j;
-    pagerank_step<V><<<grid, PageRankPolicy::threads, 0, c.stream>>>(s);
-    GEBLAS_CUDA_CHECK_LAUNCH();
+    // with the changes left on the device no iteration of the batch may stop early
+    s.previous_delta = a.deltas_on_device || j == 0 ? nullptr : delta_slots + j - 1;
+    s.delta_out = delta_slots + j;
+    if (blocks > 0) {
+      pagerank_step<V><<<static_cast<unsigned>(blocks), PageRankPolicy::threads, 0, c.stream>>>(s);
+      GEBLAS_CUDA_CHECK_LAUNCH();
+    }
   }
   if (a.deltas_on_device) {
     out.current = (current + count) & 1;
