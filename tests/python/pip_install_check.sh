@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `pip install .` as a Python user runs it, offline: a virtual environment that sees the
+# system's NumPy, SciPy and pytest (Debian: python3-venv python3-pip python3-numpy
+# python3-scipy python3-pytest), `pip install --no-build-isolation --no-index .` from
+# the checkout, then, from a folder outside it and with no PYTHONPATH, `import geblas`
+# (its library must be the one pip installed) and a few of python/tests against the
+# installed package.
+#
+# usage: tests/python/pip_install_check.sh [BUILD_DIR]
+#   BUILD_DIR  an existing build configured with -DGEBLAS_PYTHON=ON for the same Python
+#              (CI's main build): the wheel is made from it, and only the Python target
+#              is brought up to date. Default: build-pip in the checkout, configured by
+#              the build backend (library and Python package only).
+# Environment: PYTHON (default /usr/bin/python3), GEBLAS_DATA_DIR (real graphs for the
+# pytest cases that read them; they skip without it).
+# Exit status: 0 passed, 1 failed, 77 the prerequisites (venv, pip) are missing.
+set -euo pipefail
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+python=${PYTHON:-/usr/bin/python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/geblas-pip-check.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if ! "$python" -c "import ensurepip, venv" 2>/dev/null; then
+  echo "pip_install_check: $python has no venv/ensurepip (Debian: apt-get install python3-venv python3-pip)"
+  exit 77
+fi
+"$python" -m venv --system-site-packages "$work/venv"
+venv_python=$work/venv/bin/python
+"$venv_python" -m pip --version
+
+pip_args=(install --no-build-isolation --no-index --no-cache-dir --disable-pip-version-check)
+if [ $# -ge 1 ]; then
+  pip_args+=(--config-settings "build-dir=$(cd "$1" && pwd)")
+fi
+start=$(date +%s%N)
+(cd "$src" && unset PYTHONPATH && "$venv_python" -m pip "${pip_args[@]}" .)
+echo "pip_install_check: pip install took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+
+# From outside the checkout, nothing on PYTHONPATH: the installed package only.
+mkdir "$work/outside"
+cd "$work/outside"
+unset PYTHONPATH
+"$venv_python" - "$work/venv" <<'EOF'
+import pathlib, sys
+import numpy as np
+import geblas
+
+venv = pathlib.Path(sys.argv[1]).resolve()
+package = pathlib.Path(geblas.__file__).resolve().parent
+assert venv in package.parents, f"geblas imported from {package}, not from the venv {venv}"
+loaded = {pathlib.Path(line.split()[-1]).resolve() for line in open("/proc/self/maps")
+          if "libgeblas.so" in line}
+assert loaded and all(p.parent == package for p in loaded), \
+    f"libgeblas loaded from {loaded}, expected the copy in {package}"
+
+# A 3-vertex path 0 -> 1 -> 2 (weights 2, 3): one min-plus product, checked by hand.
+A = geblas.Matrix.from_scipy(__import__("scipy.sparse", fromlist=["csr_matrix"]).csr_matrix(
+    (np.array([2.0, 3.0]), (np.array([0, 1]), np.array([1, 2]))), shape=(3, 3)))
+X = np.array([[0.0], [np.inf], [10.0]])
+Y = geblas.mxm(A, X, semiring="min_plus")
+assert Y.shape == (3, 1) and Y[0, 0] == np.inf and Y[1, 0] == 13.0 and Y[2, 0] == np.inf, Y
+print(f"pip_install_check: geblas {geblas.__version__} from {package}, libgeblas {sorted(loaded)[0].name}: ok")
+EOF
+
+# A few of the package's own tests, copied out so nothing resolves to the checkout.
+mkdir tests
+cp "$src"/python/tests/conftest.py "$src"/python/tests/test_operations.py \
+   "$src"/python/tests/test_errors.py tests/
+"$venv_python" -m pytest -q -p no:cacheprovider tests
