@@ -18,8 +18,9 @@ Markers, HTML comments on the lines right above the fence, one per line:
   <!-- snippet: skip (REASON) -->    not run; reported as skipped with the reason
   <!-- snippet: file NAME -->        also written to NAME in the work folder before any
                                      block runs
-  <!-- snippet: data NAME=PATH -->   PATH (relative to the source tree) copied to NAME in
-                                     the work folder before any block runs
+  <!-- snippet: data NAME...=PATH --> PATH (relative to the source tree) copied to each NAME
+                                     in the work folder before any block runs (a placeholder
+                                     graph; geblas tells formats by content)
   <!-- snippet: args ARG... -->      the arguments of a cpp program
   <!-- snippet: replace OLD=NEW -->  OLD in the block replaced by NEW before it runs (a
                                      placeholder such as /path/to/geblas)
@@ -210,13 +211,16 @@ class Runner:
         for b in blocks:
             if b.skip is not None:
                 continue
-            for name, path in b.data:
+            for names, path in b.data:
                 src = pathlib.Path(self.subst(path))
                 src = src if src.is_absolute() else self.source / src
                 if not src.is_file():
-                    raise DocError(f"{b.where}: 'snippet: data {name}={path}': no file {src}")
-                (self.files / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, self.files / name)
+                    raise DocError(f"{b.where}: 'snippet: data {names}={path}': no file {src}")
+                for name in names.split():
+                    if name.startswith("/") or ".." in name.split("/"):
+                        raise DocError(f"{b.where}: 'snippet: data': '{name}' is not a relative name")
+                    (self.files / name).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(src, self.files / name)
             if b.file:
                 (self.files / b.file).parent.mkdir(parents=True, exist_ok=True)
                 (self.files / b.file).write_text(self.body(b))
