@@ -44,6 +44,7 @@ import pathlib
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -183,6 +184,7 @@ class Runner:
         self.files = self.work / "files"
         self.scripts = self.work / "blocks"
         self.env_file = self.work / "env.sh"
+        self.timeout_s = args.timeout
 
     def subst(self, text):
         return text.replace("@SOURCE_DIR@", str(self.source))
@@ -276,14 +278,18 @@ class Runner:
         script = self.scripts / f"{n:02d}.run.sh"
         script.write_text(self.shell_script(n, b))
         t0 = time.monotonic()
-        try:
-            p = subprocess.run(["bash", str(script)], stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, errors="replace", timeout=BLOCK_TIMEOUT_S, start_new_session=True)
-        except subprocess.TimeoutExpired as e:
-            out = (e.stdout or b"") + (e.stderr or b"")
-            return False, f"timed out after {BLOCK_TIMEOUT_S} s", out.decode(errors="replace") if isinstance(out, bytes) else out
+        # Its own process group, so that a block that hangs is ended with all it started.
+        with subprocess.Popen(["bash", str(script)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace",
+                              start_new_session=True) as p:
+            try:
+                out, _ = p.communicate(timeout=self.timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                out, _ = p.communicate()
+                return False, f"timed out after {self.timeout_s} s", out
         dt = time.monotonic() - t0
-        return p.returncode == 0, f"exit {p.returncode}, {dt:.1f} s", p.stdout + p.stderr
+        return p.returncode == 0, f"exit {p.returncode}, {dt:.1f} s", out
 
 
 def gpu_absence(build_dir):
@@ -310,6 +316,7 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="the interpreter of the build's Python package")
     ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"), help="the C++ compiler for cpp blocks")
     ap.add_argument("--gpu", action="store_true", help="run the blocks marked gpu too")
+    ap.add_argument("--timeout", type=float, default=BLOCK_TIMEOUT_S, help="seconds one block may run")
     ap.add_argument("--no-python-package", action="store_true",
                     help="the build has no Python package: python blocks are skipped")
     args = ap.parse_args()

@@ -58,9 +58,9 @@ class Passing(unittest.TestCase):
 
 class Failing(unittest.TestCase):
     def test_each_failure_is_caught(self):
-        rc, out = run("failing.md")
+        rc, out = run("failing.md", "--timeout", "5")
         self.assertEqual(rc, 1, out)
-        self.assertEqual([s for *_, s in statuses(out)], ["FAILED"] * 7 + ["ok"], out)
+        self.assertEqual([s for *_, s in statuses(out)], ["FAILED"] * 7 + ["ok", "FAILED"], out)
         self.assertIn("(sh): FAILED (exit 1", out)        # set -e: the first failing command
         self.assertNotIn("not reached", out)
         self.assertIn("(console): FAILED (exit 4", out)
@@ -69,7 +69,11 @@ class Failing(unittest.TestCase):
         self.assertIn("(python): FAILED (exit 5", out)
         self.assertIn("no_such_package_anywhere", out)     # the CMake block's error is shown
         self.assertIn("'missing' is not in the block", out)
-        self.assertRegex(out, r"\n1 passed, 7 failed, 0 skipped\n$")
+        self.assertIn("(sh): FAILED (timed out after 5.0 s)", out)
+        # The hung block's background child went with it.
+        left = subprocess.run(["pgrep", "-f", "^sleep 31.5$"], capture_output=True, text=True).stdout
+        self.assertEqual(left, "", "a timed-out block left processes behind")
+        self.assertRegex(out, r"\n1 passed, 8 failed, 0 skipped\n$")
 
 
 class Malformed(unittest.TestCase):
