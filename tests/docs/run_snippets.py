@@ -16,8 +16,10 @@ docs/CONTRIBUTING.md, "Snippets in the docs". In short:
 Markers, HTML comments on the lines right above the fence, one per line:
 
   <!-- snippet: skip (REASON) -->    not run; reported as skipped with the reason
-  <!-- snippet: file NAME -->        also written to NAME in the work folder before any
-                                     block runs
+  <!-- snippet: file NAME -->        the block is the file NAME, written to the work folder
+                                     before any block runs, for a later block to build or run:
+                                     it is checked, not run (cpp: compiled, and run only with
+                                     `args`; python: byte-compiled; sh: bash -n; cmake as ever)
   <!-- snippet: data NAME...=PATH --> PATH (relative to the source tree) copied to each NAME
                                      in the work folder before any block runs (a placeholder
                                      graph; geblas tells formats by content)
@@ -27,9 +29,11 @@ Markers, HTML comments on the lines right above the fence, one per line:
   <!-- snippet: gpu -->              needs a CUDA device: run with --gpu (which runs every
                                      block), else reported as skipped
 
-In ARG, NEW and PATH, @SOURCE_DIR@ is the source tree. Every block runs with HOME set to a
-scratch folder whose .local is a fresh `cmake --install` of the build, so a printed
-`$HOME/.local/...` is the install; PATH starts with $HOME/.local/bin.
+In ARG, NEW and PATH, @SOURCE_DIR@ is the source tree. The work folder stands in for the
+repository root that the docs' commands start from: it holds a copy of data/ (the bundled
+graph), not the sources. Every block runs with HOME set to a scratch folder whose .local
+is a fresh `cmake --install` of the build, so a printed `$HOME/.local/...` is the install;
+PATH starts with $HOME/.local/bin.
 
 A block without an info string, an unknown info string or marker, or a marker above no
 fence fails the run, so every block a document adds is classified. Exit status: 0 when
@@ -108,7 +112,10 @@ def parse_marker(block, text, where):
 
 def parse(path, display):
     """The document's fenced blocks, with their markers, classified."""
-    lines = path.read_text().split("\n")
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DocError(f"cannot read {display}: {e}")
     blocks, pending, errors, i = [], [], [], 0
     while i < len(lines):
         line = lines[i]
@@ -149,6 +156,8 @@ def parse(path, display):
                 raise DocError(f"{block.where}: unknown info string '{info}' (known: {', '.join(sorted(KINDS))})")
             else:
                 block.kind = KINDS[info]
+            if block.file and block.kind in ("text", "console"):
+                raise DocError(f"{block.where}: 'snippet: file' applies to cpp, cmake, python and sh blocks")
             if block.args and block.kind != "cpp":
                 raise DocError(f"{block.where}: 'snippet: args' applies to cpp blocks only")
         except DocError as e:
@@ -192,8 +201,10 @@ class Runner:
     def prepare(self, blocks):
         if self.work.exists():
             shutil.rmtree(self.work)
-        for d in (self.files, self.scripts, self.home):
+        for d in (self.scripts, self.home):
             d.mkdir(parents=True)
+        # A copy, so that a block that writes beside the graph cannot touch the source tree.
+        shutil.copytree(self.source / "data", self.files / "data")
         install = subprocess.run(["cmake", "--install", str(self.build), "--prefix", str(self.prefix)],
                                  capture_output=True, text=True)
         if install.returncode:
@@ -241,23 +252,31 @@ class Runner:
         if b.kind == "console":
             body = console_commands(body)
         q = shlex.quote
-        if b.kind in ("sh", "console"):
+        if b.kind in ("sh", "console") and b.file:
+            run = f"bash -n {q(str(self.files / b.file))}\n"
+        elif b.kind in ("sh", "console"):
             block_file = self.scripts / f"{n:02d}.sh"
             block_file.write_text(body)
             run = f"set -eo pipefail\nsource {q(str(block_file))}\nset +eo pipefail\n"
+        elif b.kind == "python" and b.file:
+            run = (f"{q(self.python)} -c 'import py_compile, sys; py_compile.compile(sys.argv[1], "
+                   f"cfile=sys.argv[2], doraise=True)' {q(str(self.files / b.file))} "
+                   f"{q(str(self.scripts / f'{n:02d}.pyc'))}\n")
         elif b.kind == "python":
             block_file = self.scripts / f"{n:02d}.py"
             block_file.write_text(body)
             run = f"{q(self.python)} {q(str(block_file))}\n"
         elif b.kind == "cpp":
-            name = b.file or f"snippet_{n:02d}.cpp"
+            source = self.files / b.file if b.file else self.scripts / f"{n:02d}.cpp"
             if not b.file:
-                (self.files / name).write_text(body)
+                source.write_text(body)
             exe = self.scripts / f"{n:02d}.exe"
             pc = f"PKG_CONFIG_PATH={q(str(self.prefix / 'lib' / 'pkgconfig'))}"
             args = " ".join(q(self.subst(a)) for a in b.args)
             run = (f"set -e\nflags=$({pc} pkg-config --cflags --libs geblas)\n"
-                   f"{q(self.cxx)} {q(str(self.files / name))} $flags -o {q(str(exe))}\nset +e\n{q(str(exe))} {args}\n")
+                   f"{q(self.cxx)} {q(str(source))} $flags -o {q(str(exe))}\nset +e\n")
+            if b.args or not b.file:
+                run += f"{q(str(exe))} {args}\n"
         elif b.kind == "cmake":
             project = self.scripts / f"{n:02d}_cmake"
             shutil.copytree(self.files, project)
@@ -359,7 +378,10 @@ def main():
                 ok, how, out = False, str(e), ""
             print(f"{label}: {'ok' if ok else 'FAILED'} ({how})")
             if not ok:
-                print("    " + "\n    ".join(out.rstrip().split("\n")[-40:]))
+                lines = out.rstrip().split("\n")
+                if len(lines) > 40:  # a compiler's first errors and a program's last words
+                    lines = lines[:20] + [f"[... {len(lines) - 40} lines ...]"] + lines[-20:]
+                print("    " + "\n    ".join(lines))
             passed += ok
             failed += not ok
     print(f"{passed} passed, {failed} failed, {skipped} skipped")

@@ -40,12 +40,13 @@ class Passing(unittest.TestCase):
         python_status = "skipped" if OPTS.no_python_package else "ok"
         self.assertEqual(statuses(out), [
             (5, "text", "shown"), (10, "no info string", "skipped"), (16, "sh", "ok"),
-            (22, "console", "ok"), (31, "cpp", "ok"), (46, "cmake", "ok"), (56, "sh", "ok"),
-            (61, "python", python_status), (68, "sh", "skipped")], out)
+            (22, "console", "ok"), (31, "cpp", "ok"), (47, "cpp", "ok"), (52, "sh", "ok"),
+            (57, "python", python_status), (61, "cmake", "ok"), (71, "sh", "ok"),
+            (78, "python", python_status), (85, "sh", "skipped")], out)
         self.assertIn("skipped (a full build: the test's scratch install stands in for it)", out)
         self.assertIn("skipped (needs a CUDA device", out)
-        n_ok = 5 if OPTS.no_python_package else 6
-        self.assertRegex(out, rf"\n{n_ok} passed, 0 failed, {9 - 1 - n_ok} skipped\n$")
+        n_ok = 7 if OPTS.no_python_package else 9
+        self.assertRegex(out, rf"\n{n_ok} passed, 0 failed, {12 - 1 - n_ok} skipped\n$")
 
     def test_gpu_run_skips_whole_without_a_device(self):
         rc, out = run("passing.md", "--gpu")
@@ -60,7 +61,7 @@ class Failing(unittest.TestCase):
     def test_each_failure_is_caught(self):
         rc, out = run("failing.md", "--timeout", "5")
         self.assertEqual(rc, 1, out)
-        self.assertEqual([s for *_, s in statuses(out)], ["FAILED"] * 7 + ["ok", "FAILED"], out)
+        self.assertEqual([s for *_, s in statuses(out)], ["FAILED"] * 7 + ["ok"] + ["FAILED"] * 3, out)
         self.assertIn("(sh): FAILED (exit 1", out)        # set -e: the first failing command
         self.assertNotIn("not reached", out)
         self.assertIn("(console): FAILED (exit 4", out)
@@ -73,7 +74,9 @@ class Failing(unittest.TestCase):
         # The hung block's background child went with it.
         left = subprocess.run(["pgrep", "-f", "^sleep 31.5$"], capture_output=True, text=True).stdout
         self.assertEqual(left, "", "a timed-out block left processes behind")
-        self.assertRegex(out, r"\n1 passed, 8 failed, 0 skipped\n$")
+        self.assertIn("def f(:", out)                       # a python file block is byte-compiled
+        self.assertIn("undeclared_too", out)               # a cpp file block is compiled
+        self.assertRegex(out, r"\n1 passed, 10 failed, 0 skipped\n$")
 
 
 class Malformed(unittest.TestCase):
