@@ -29,13 +29,51 @@ fi
 venv_python=$work/venv/bin/python
 "$venv_python" -m pip --version
 
-pip_args=(install --no-build-isolation --no-index --no-cache-dir --disable-pip-version-check)
+# The backend refuses what it cannot honour, naming it, before any build.
+refused() {  # refused EXPECTED-MESSAGE CONFIG-SETTINGS-AS-PYTHON-DICT
+  local out
+  if out=$(cd "$src" && "$venv_python" -c "import sys; sys.path.insert(0, 'python/build_backend')
+import geblas_build
+geblas_build.build_wheel(sys.argv[1], $2)" "$work" 2>&1); then
+    echo "pip_install_check: the backend accepted $2"; exit 1
+  fi
+  grep -qF -- "$1" <<<"$out" || { echo "pip_install_check: for $2 expected '$1', got:"; echo "$out"; exit 1; }
+}
+mkdir "$work/not-python"
+echo "GEBLAS_PYTHON:BOOL=OFF" > "$work/not-python/CMakeCache.txt"
+refused "unknown config setting(s) bogus" "{'bogus': '1'}"
+refused "was configured without -DGEBLAS_PYTHON=ON" "{'build-dir': '$work/not-python'}"
+refused "cuda=maybe: expected AUTO, ON or OFF" "{'cuda': 'maybe', 'build-dir': '$work/fresh'}"
+
+pip_args=(--no-build-isolation --no-index --no-cache-dir --disable-pip-version-check)
 if [ $# -ge 1 ]; then
   pip_args+=(--config-settings "build-dir=$(cd "$1" && pwd)")
 fi
 start=$(date +%s%N)
-(cd "$src" && unset PYTHONPATH && "$venv_python" -m pip "${pip_args[@]}" .)
+(cd "$src" && unset PYTHONPATH && "$venv_python" -m pip install "${pip_args[@]}" .)
 echo "pip_install_check: pip install took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+
+# The wheel itself: the package with its library and no more, every RECORD line true.
+(cd "$src" && "$venv_python" -m pip wheel -q --no-deps "${pip_args[@]}" -w "$work/wheel" .)
+"$venv_python" - "$work"/wheel/geblas-*.whl <<'EOF'
+import base64, csv, hashlib, io, re, sys, zipfile
+whl = zipfile.ZipFile(sys.argv[1])
+names = sorted(whl.namelist())
+dist = next(n.split("/")[0] for n in names if n.endswith(".dist-info/RECORD"))
+package = [n for n in names if not n.startswith(dist)]
+assert len(package) == 4 and {"geblas/__init__.py", "geblas/torch.py"} <= set(package) \
+    and any(re.fullmatch(r"geblas/_geblas\..*\.so", n) for n in package) \
+    and any(re.fullmatch(r"geblas/libgeblas\.so\.\d+\.\d+", n) for n in package), package
+rows = list(csv.reader(io.TextIOWrapper(whl.open(f"{dist}/RECORD"))))
+assert sorted(r[0] for r in rows) == names, "RECORD does not list exactly the wheel's files"
+for name, digest, size in rows:
+    if name == f"{dist}/RECORD":
+        continue
+    data = whl.read(name)
+    want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    assert digest == want and int(size) == len(data), f"RECORD is wrong for {name}"
+print(f"pip_install_check: {sys.argv[1].rsplit('/', 1)[-1]}: {', '.join(package)}; RECORD checked")
+EOF
 
 # From outside the checkout, nothing on PYTHONPATH: the installed package only.
 mkdir "$work/outside"
