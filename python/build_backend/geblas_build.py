@@ -8,7 +8,8 @@ folder into a wheel. It needs only the Python standard library, cmake and a C++ 
 so it works offline and with `--no-build-isolation`; Debian 12 ships no CMake build
 backend for Python (scikit-build is not packaged there).
 
-Settings, as `pip install . -C KEY=VALUE` (`--config-settings`) or from the environment:
+Settings, as `pip install . --config-settings KEY=VALUE` (`-C` from pip 23.1) or from the
+environment:
 
   build-dir  GEBLAS_PIP_BUILD_DIR  the CMake build folder. Default: build-pip in the source
              tree, configured for this interpreter with only the library and the Python
