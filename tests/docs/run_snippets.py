@@ -311,6 +311,19 @@ class Runner:
         return p.returncode == 0, f"exit {p.returncode}, {dt:.1f} s", out
 
 
+def why_not_run(b, args):
+    """The report line of a block that is not run, or None for one that runs."""
+    if b.skip is not None:
+        return f"skipped ({b.skip})"
+    if b.kind == "text":
+        return "shown, not run"
+    if b.gpu and not args.gpu:
+        return "skipped (needs a CUDA device: run by the gpu test, --gpu)"
+    if b.kind == "python" and args.no_python_package:
+        return "skipped (the build has no Python package: GEBLAS_PYTHON=OFF)"
+    return None
+
+
 def gpu_absence(build_dir):
     """Why GPU blocks cannot run here, or None when they can."""
     cache = pathlib.Path(build_dir) / "CMakeCache.txt"
@@ -349,8 +362,10 @@ def main():
             if why:
                 print(f"{display}: the blocks marked gpu are skipped: {why}")
                 return 77
+        not_run = [why_not_run(b, args) for b in blocks]
         runner = Runner(args)
-        runner.prepare(blocks)
+        if any(why is None for why in not_run):  # no install for a document that runs nothing
+            runner.prepare(blocks)
     except DocError as e:
         problems = str(e).split("\n")
         for p in problems:
@@ -358,32 +373,28 @@ def main():
         print(f"0 passed, {len(problems)} failed")
         return 1
     passed = failed = skipped = 0
-    for n, b in enumerate(blocks):
+    for n, (b, why) in enumerate(zip(blocks, not_run)):
         label = f"{b.where} ({b.info or 'no info string'})"
-        if b.skip is not None:
-            print(f"{label}: skipped ({b.skip})")
-            skipped += 1
-        elif b.kind == "text":
-            print(f"{label}: shown, not run")
-        elif b.gpu and not args.gpu:
-            print(f"{label}: skipped (needs a CUDA device: run by the gpu test, --gpu)")
-            skipped += 1
-        elif b.kind == "python" and args.no_python_package:
-            print(f"{label}: skipped (the build has no Python package: GEBLAS_PYTHON=OFF)")
-            skipped += 1
-        else:
-            try:
-                ok, how, out = runner.run_block(n, b)
-            except DocError as e:
-                ok, how, out = False, str(e), ""
-            print(f"{label}: {'ok' if ok else 'FAILED'} ({how})")
-            if not ok:
-                lines = out.rstrip().split("\n")
-                if len(lines) > 40:  # a compiler's first errors and a program's last words
-                    lines = lines[:20] + [f"[... {len(lines) - 40} lines ...]"] + lines[-20:]
-                print("    " + "\n    ".join(lines))
-            passed += ok
-            failed += not ok
+        if why is not None:
+            print(f"{label}: {why}")
+            skipped += why.startswith("skipped")
+            continue
+        try:
+            ok, how, out = runner.run_block(n, b)
+        except DocError as e:
+            ok, how, out = False, str(e), ""
+        print(f"{label}: {'ok' if ok else 'FAILED'} ({how})")
+        if not ok:
+            lines = out.rstrip().split("\n")
+            if len(lines) > 40:  # a compiler's first errors and a program's last words
+                lines = lines[:20] + [f"[... {len(lines) - 40} lines ...]"] + lines[-20:]
+            print("    " + "\n    ".join(lines))
+        passed += ok
+        failed += not ok
+    if failed:
+        print(f"the work folder is kept for a look: {runner.files}")
+    elif runner.work.exists():
+        shutil.rmtree(runner.work)  # the install is a copy of the build's libraries
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 
