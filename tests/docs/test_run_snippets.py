@@ -72,8 +72,14 @@ class Failing(unittest.TestCase):
         self.assertIn("'missing' is not in the block", out)
         self.assertIn("(sh): FAILED (timed out after 5.0 s)", out)
         # The hung block's background child went with it.
-        left = subprocess.run(["pgrep", "-f", "^sleep 31.5$"], capture_output=True, text=True).stdout
-        self.assertEqual(left, "", "a timed-out block left processes behind")
+        left = []
+        for cmdline in pathlib.Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                if cmdline.read_bytes() == b"sleep\x0031.5\x00":
+                    left.append(cmdline.parent.name)
+            except OSError:  # a process that ended meanwhile
+                pass
+        self.assertEqual(left, [], "a timed-out block left processes behind")
         self.assertIn("def f(:", out)                       # a python file block is byte-compiled
         self.assertIn("undeclared_too", out)               # a cpp file block is compiled
         self.assertRegex(out, r"\n1 passed, 10 failed, 0 skipped\n$")
