@@ -57,9 +57,11 @@ KINDS = {"cpp": "cpp", "c++": "cpp", "cmake": "cmake", "python": "python", "py":
          "sh": "sh", "bash": "sh", "shell": "sh", "console": "console", "text": "text"}
 DIRECTIVES = ("skip", "file", "data", "args", "replace", "gpu")
 MARKER = re.compile(r"^\s*<!--\s*snippet:\s*(.*?)\s*-->\s*$")
-FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
-# How long one block may run: the README's first program with its compile is the
-# slowest today (about 30 s on a busy 2-core machine); a hang must not stall CI.
+# Any indentation: a fence inside a list item is still a block the reader sees.
+FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
+# How long one block may run: about 50 times the slowest block seen, the README's first
+# program compiled and run (about 6 s on the 2-core machine under other builds), so
+# that only a hang reaches it.
 BLOCK_TIMEOUT_S = 300
 
 
@@ -135,7 +137,7 @@ def parse(path, display):
         body = []
         i += 1
         while i < len(lines):
-            close = re.match(r"^ {0,3}(`{3,}|~{3,})\s*$", lines[i])
+            close = re.match(r"^[ \t]*(`{3,}|~{3,})\s*$", lines[i])
             if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
                 break
             raw = lines[i]

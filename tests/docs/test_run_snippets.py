@@ -42,11 +42,11 @@ class Passing(unittest.TestCase):
             (5, "text", "shown"), (10, "no info string", "skipped"), (16, "sh", "ok"),
             (22, "console", "ok"), (31, "cpp", "ok"), (47, "cpp", "ok"), (52, "sh", "ok"),
             (57, "python", python_status), (61, "cmake", "ok"), (71, "sh", "ok"),
-            (78, "python", python_status), (85, "sh", "skipped")], out)
+            (78, "python", python_status), (85, "sh", "skipped"), (91, "sh", "ok")], out)
         self.assertIn("skipped (a full build: the test's scratch install stands in for it)", out)
         self.assertIn("skipped (needs a CUDA device", out)
-        n_ok = 7 if OPTS.no_python_package else 9
-        self.assertRegex(out, rf"\n{n_ok} passed, 0 failed, {12 - 1 - n_ok} skipped\n$")
+        n_ok = 8 if OPTS.no_python_package else 10
+        self.assertRegex(out, rf"\n{n_ok} passed, 0 failed, {13 - 1 - n_ok} skipped\n$")
 
     def test_gpu_run_skips_whole_without_a_device(self):
         rc, out = run("passing.md", "--gpu")
