@@ -106,3 +106,11 @@ mkdir tests
 cp "$src"/python/tests/conftest.py "$src"/python/tests/test_operations.py \
    "$src"/python/tests/test_errors.py tests/
 "$venv_python" -m pytest -q -p no:cacheprovider tests
+
+# pip removes what it installed (the wheel's RECORD names every file).
+site=$("$venv_python" -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")
+"$venv_python" -m pip uninstall -y -q geblas
+if [ -e "$site/geblas" ] || compgen -G "$site/geblas-*.dist-info" >/dev/null; then
+  echo "pip_install_check: pip uninstall left $(ls -d "$site"/geblas*)"; exit 1
+fi
+echo "pip_install_check: passed"
