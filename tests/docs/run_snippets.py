@@ -206,6 +206,8 @@ class Runner:
         for d in (self.scripts, self.home):
             d.mkdir(parents=True)
         # A copy, so that a block that writes beside the graph cannot touch the source tree.
+        if not (self.source / "data").is_dir():
+            raise DocError(f"{self.source} has no data/ folder: is it the geblas source tree?")
         shutil.copytree(self.source / "data", self.files / "data")
         install = subprocess.run(["cmake", "--install", str(self.build), "--prefix", str(self.prefix)],
                                  capture_output=True, text=True)
@@ -254,7 +256,7 @@ class Runner:
         if b.kind == "console":
             body = console_commands(body)
         q = shlex.quote
-        if b.kind in ("sh", "console") and b.file:
+        if b.kind == "sh" and b.file:
             run = f"bash -n {q(str(self.files / b.file))}\n"
         elif b.kind in ("sh", "console"):
             block_file = self.scripts / f"{n:02d}.sh"
@@ -275,7 +277,9 @@ class Runner:
             exe = self.scripts / f"{n:02d}.exe"
             pc = f"PKG_CONFIG_PATH={q(str(self.prefix / 'lib' / 'pkgconfig'))}"
             args = " ".join(q(self.subst(a)) for a in b.args)
-            run = (f"set -e\nflags=$({pc} pkg-config --cflags --libs geblas)\n"
+            run = ("command -v pkg-config >/dev/null || { echo 'pkg-config is not installed "
+                   "(Debian: apt-get install pkg-config)'; exit 127; }\n"
+                   f"set -e\nflags=$({pc} pkg-config --cflags --libs geblas)\n"
                    f"{q(self.cxx)} {q(str(source))} $flags -o {q(str(exe))}\nset +e\n")
             if b.args or not b.file:
                 run += f"{q(str(exe))} {args}\n"
