@@ -53,7 +53,7 @@ start=$(date +%s%N)
 (cd "$src" && unset PYTHONPATH && "$venv_python" -m pip install "${pip_args[@]}" .)
 echo "pip_install_check: pip install took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
-# The wheel itself: the package with its library and no more, every RECORD line true.
+# The wheel itself: the package with its libraries and no more, every RECORD line true.
 (cd "$src" && "$venv_python" -m pip wheel -q --no-deps "${pip_args[@]}" -w "$work/wheel" .)
 "$venv_python" - "$work"/wheel/geblas-*.whl <<'EOF'
 import base64, csv, hashlib, io, re, sys, zipfile
@@ -61,9 +61,11 @@ whl = zipfile.ZipFile(sys.argv[1])
 names = sorted(whl.namelist())
 dist = next(n.split("/")[0] for n in names if n.endswith(".dist-info/RECORD"))
 package = [n for n in names if not n.startswith(dist)]
-assert len(package) == 4 and {"geblas/__init__.py", "geblas/torch.py"} <= set(package) \
-    and any(re.fullmatch(r"geblas/_geblas\..*\.so", n) for n in package) \
-    and any(re.fullmatch(r"geblas/libgeblas\.so\.\d+\.\d+", n) for n in package), package
+modules = [n for n in package if n in ("geblas/__init__.py", "geblas/torch.py")
+           or re.fullmatch(r"geblas/_geblas\.[^/]*\.so", n)]
+libraries = [n for n in package if re.fullmatch(r"geblas/libgeblas\w*\.so\.\d+\.\d+", n)]
+assert len(modules) == 3 and len(modules) + len(libraries) == len(package) \
+    and re.sub(r"\.so\..*", "", min(libraries)) == "geblas/libgeblas", package
 rows = list(csv.reader(io.TextIOWrapper(whl.open(f"{dist}/RECORD"))))
 assert sorted(r[0] for r in rows) == names, "RECORD does not list exactly the wheel's files"
 for name, digest, size in rows:
