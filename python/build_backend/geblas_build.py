@@ -3,8 +3,8 @@
 `pip install .` calls build_wheel, which drives the project's own CMake build: configure
 (Ninja and ccache when they are installed), build the `geblas_python` target, install the
 CMake component `python_wheel` (python/CMakeLists.txt: the package folder with the
-extension, the pure-Python modules and libgeblas) into a scratch folder, and zip that
-folder into a wheel. It needs only the Python standard library, cmake and a C++ compiler,
+extension, the pure-Python modules and libgeblas with the project's libraries it links)
+into a scratch folder, and zip that folder into a wheel. It needs only the Python standard library, cmake and a C++ compiler,
 so it works offline and with `--no-build-isolation`; Debian 12 ships no CMake build
 backend for Python (scikit-build is not packaged there).
 
@@ -15,8 +15,9 @@ environment:
              tree, configured for this interpreter with only the library and the Python
              package. A folder that already holds a CMakeCache.txt is used as it was
              configured (CI's main build, say), provided it has GEBLAS_PYTHON=ON.
-  cuda       GEBLAS_PIP_CUDA       GEBLAS_CUDA for a fresh configure: AUTO (the default:
-             the CUDA backend when nvcc is found), ON or OFF.
+  cuda       GEBLAS_PIP_CUDA       GEBLAS_CUDA when the backend configures (not for a
+             build-dir used as configured): AUTO (the default: the CUDA backend when nvcc
+             is found), ON or OFF.
 
 CMAKE_BUILD_PARALLEL_LEVEL limits the build's jobs as for any `cmake --build`.
 """
