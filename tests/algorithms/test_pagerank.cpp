@@ -242,7 +242,6 @@ TEST_CASE("pagerank's set-up is cached with A and rebuilt when A changes", "[alg
   check_ranks(r.ranks.to_std_vector(), oracle::pagerank(g, uniform, 0.85, true), "after the change");
 }
 
-<<<<<<< HEAD
 TEST_CASE("weighted pagerank refuses infinite weights and overflowing row sums", "[algo][pagerank][errors]") {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -286,7 +285,8 @@ TEST_CASE("weighted pagerank refuses infinite weights and overflowing row sums",
   }
   const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(3, 1.0 / 3);
   check_ranks(e, oracle::pagerank(graph(1, 1), uniform, 0.85, true), "equal weights");
-=======
+}
+
 TEST_CASE("pagerank: a one-shot call equals a repeated one, on a graph large enough to split A' over threads",
           "[algo][pagerank][cache]") {
   // 20000 vertices, about 120k entries, hubs among them: the first call builds A' (on the
@@ -309,5 +309,4 @@ TEST_CASE("pagerank: a one-shot call equals a repeated one, on a graph large eno
     const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(g.n, 1.0 / static_cast<double>(g.n));
     check_ranks(one_shot, oracle::pagerank(g, uniform, 0.85, weighted), weighted ? "weighted" : "unweighted");
   }
->>>>>>> cpu-sssp-pr
 }
