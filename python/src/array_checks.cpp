@@ -1,6 +1,7 @@
 // The array checks of the Python module (array_checks.hpp), without Python.
 #include "array_checks.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "geblas/error.hpp"
@@ -113,14 +114,17 @@ ArrayView dlpack_view(const DLTensor& t, std::shared_ptr<void> owner, const std:
     throw InvalidValue("geblas: " + what + " is a DLPack tensor with " + std::to_string(t.ndim) + " dimensions");
   if (t.ndim > 0 && !t.shape) throw InvalidValue("geblas: " + what + " is a DLPack tensor without a shape");
   v.shape.assign(t.shape, t.shape + t.ndim);
-  const std::size_t bytes = byte_count(v, what);  // also: no negative dimension, no overflow below
+  const std::size_t bytes = byte_count(v, what);  // also: no negative dimension
   if (bytes > 0 && !t.data) throw InvalidValue("geblas: " + what + " is a non-empty DLPack tensor at address 0");
   v.data = static_cast<char*>(t.data) + t.byte_offset;
+  // Compact strides; an empty array may have huge other dimensions, whose product then
+  // saturates (no element is ever addressed through it).
   std::int64_t compact = 1;
   v.strides.assign(static_cast<std::size_t>(t.ndim), 0);
   for (int d = t.ndim - 1; d >= 0; --d) {
     v.strides[static_cast<std::size_t>(d)] = t.strides ? t.strides[d] : compact;
-    compact *= t.shape[d] > 0 ? t.shape[d] : 1;
+    if (__builtin_mul_overflow(compact, std::max<std::int64_t>(t.shape[d], 1), &compact))
+      compact = std::numeric_limits<std::int64_t>::max();
   }
   return v;
 }

@@ -48,34 +48,42 @@ __int128 exact_bytes(const std::vector<std::int64_t>& shape, TypeId t) {
   __int128 n = static_cast<__int128>(size_of(t));
   for (auto s : shape) {
     if (s == 0) return 0;
-    n *= s;
-    if (n > (static_cast<__int128>(1) << 100)) return n;  // far beyond anything accepted
+    n *= s;  // |n| <= 2^64 before, so no overflow
+    const __int128 big = static_cast<__int128>(1) << 64;
+    if (n > big || n < -big) return n;  // far beyond anything accepted
   }
   return n;
 }
 
-// The described extent in elements: 1 + sum (shape - 1) x stride, or -1 when a stride is
-// negative or a dimension is not positive (the harness then allocates nothing to read).
+// The described extent in elements: 1 + sum (shape - 1) x stride (saturated at 2^100),
+// or -1 when a dimension is negative or one longer than 1 has a negative stride (the
+// harness then allocates nothing to read).
 __int128 extent(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides) {
+  const __int128 cap = static_cast<__int128>(1) << 100;
   __int128 e = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] <= 0) return shape[d] == 0 ? 0 : -1;
+    if (shape[d] == 1) continue;  // its stride moves nowhere
     if (strides[d] < 0) return -1;
-    e += static_cast<__int128>(shape[d] - 1) * strides[d];
+    e += static_cast<__int128>(shape[d] - 1) * strides[d];  // each term below 2^126
+    if (e > cap) e = cap;
   }
   return e;
 }
 
-// An accepted view's buffer: the byte count it claims is exact and inside the memory.
-void check_accepted(const checks::ArrayView& v, const void* data, std::size_t bytes, std::size_t allocated_from_data,
-                    const char* what) {
+// An accepted view's buffer: the byte count it claims is exact and within the memory the
+// shape and strides describe (`described` bytes from the data pointer; -1 when they
+// describe none), and every byte of it is read where the harness allocated that memory.
+void check_accepted(const checks::ArrayView& v, const void* data, std::size_t bytes, __int128 described,
+                    std::size_t allocated_from_data, const char* what) {
   const __int128 want = exact_bytes(v.shape, v.type);
   GEBLAS_FUZZ_CHECK(static_cast<__int128>(bytes) == want, "%s: accepted with %zu bytes, the shape takes %lld", what,
                     bytes, static_cast<long long>(want));
   GEBLAS_FUZZ_CHECK(bytes == 0 || data == v.data, "%s: the buffer is not the array's memory", what);
+  GEBLAS_FUZZ_CHECK(bytes == 0 || static_cast<__int128>(bytes) <= described,
+                    "%s: %zu bytes accepted over %lld bytes of described memory", what, bytes,
+                    static_cast<long long>(described));
   if (v.device.is_cpu() && bytes <= allocated_from_data) (void)touch(data, bytes);
-  GEBLAS_FUZZ_CHECK(!v.device.is_cpu() || bytes <= allocated_from_data,
-                    "%s: %zu bytes accepted over %zu bytes of described memory", what, bytes, allocated_from_data);
 }
 
 std::int64_t dimension(fuzz::Input& in) {
@@ -100,6 +108,7 @@ void fuzz_view(fuzz::Input& in, bool numpy) {
   const std::uint64_t offset = in.below(4) ? 0 : in.below(64);
   checks::ArrayView v;
   std::size_t item = 1;
+  __int128 described = -1;
   try {
     if (numpy) {
       const char kind = "bifuc?"[in.below(6)];
@@ -116,6 +125,7 @@ void fuzz_view(fuzz::Input& in, bool numpy) {
       }
       if (ndim != kept) return;  // NumPy always gives its ndim entries
       const __int128 e = extent(shape, element_strides);
+      described = e >= 0 ? e * static_cast<__int128>(item) : -1;
       const std::size_t alloc = e >= 0 && e * 8 <= (1 << 20) ? static_cast<std::size_t>(e) * item : 0;
       auto mem = memory(alloc);
       v = checks::numpy_view(mem->data(), t, true, ndim, shape.data(), byte_strides.data(), itemsize, "A");
@@ -150,13 +160,14 @@ void fuzz_view(fuzz::Input& in, bool numpy) {
       const bool known_type = t.dtype.lanes == 1 && t.dtype.bits % 8 == 0 && t.dtype.bits > 0;
       item = known_type ? t.dtype.bits / 8 : 1;
       const __int128 e = extent(shape, strides);
+      const bool null_data = in.below(16) == 0;
+      // A tensor at address 0 describes no memory.
+      described = e >= 0 && !null_data ? e * static_cast<__int128>(item) : -1;
       const std::size_t alloc = e >= 0 && e * 8 <= (1 << 20) ? static_cast<std::size_t>(e) * item : 0;
-      auto mem = memory(alloc + offset);
-      t.data = in.below(16) == 0 ? nullptr : mem->data();
+      auto mem = memory(null_data ? 0 : alloc + offset);
+      t.data = null_data ? nullptr : mem->data();
       t.byte_offset = t.data ? offset : 0;
       v = checks::dlpack_view(t, mem, "A");
-      // The memory the tensor describes, from its data pointer on.
-      if (t.data == nullptr) mem->clear();
     }
   } catch (const Error&) {
     return;
@@ -167,18 +178,18 @@ void fuzz_view(fuzz::Input& in, bool numpy) {
   const std::size_t from_data = (start >= base && start <= base + total) ? total - static_cast<std::size_t>(start - base) : 0;
   try {
     const auto s = checks::dense_from_view(v, "A");
-    check_accepted(v, s.data.data(), s.data.bytes(), from_data, "dense_from_view");
+    check_accepted(v, s.data.data(), s.data.bytes(), described, from_data, "dense_from_view");
     GEBLAS_FUZZ_CHECK(s.nrows == v.shape[0] && s.ncols == v.shape[1], "dense_from_view: shape changed");
   } catch (const Error&) {
   }
   try {
     const auto b = checks::buffer_from_view(v, "x");
-    check_accepted(v, b.data(), b.bytes(), from_data, "buffer_from_view");
+    check_accepted(v, b.data(), b.bytes(), described, from_data, "buffer_from_view");
   } catch (const Error&) {
   }
   try {
     const auto u = checks::vector_from_view(v, "x");
-    check_accepted(v, u.values.data(), u.values.bytes(), from_data, "vector_from_view");
+    check_accepted(v, u.values.data(), u.values.bytes(), described, from_data, "vector_from_view");
   } catch (const Error&) {
   }
 }
@@ -274,9 +285,17 @@ void fuzz_csr(fuzz::Input& in) {
                     "from_csr: the stored values differ from the given ones");
 }
 
+// A COO dimension: small, negative, or large up to 2^16 (CSR row offsets take memory in
+// proportion to the rows, by design: 2^31 rows would be 16 GiB and minutes per input).
+Index coo_dimension(fuzz::Input& in) {
+  if (in.below(8) != 0) return static_cast<Index>(in.below(5));
+  const std::int32_t x = in.take<std::int32_t>();
+  return x < 0 ? x : x % 65536;
+}
+
 void fuzz_coo(fuzz::Input& in) {
-  const Index nrows = in.below(8) == 0 ? in.take<std::int32_t>() : static_cast<Index>(in.below(5));
-  const Index ncols = in.below(8) == 0 ? in.take<std::int32_t>() : static_cast<Index>(in.below(5));
+  const Index nrows = coo_dimension(in);
+  const Index ncols = coo_dimension(in);
   const TypeId it = in.below(6) == 0 ? TypeId::int32 : TypeId::int64;
   const std::int64_t n = in.below(10);
   const std::int64_t nc = in.below(6) == 0 ? static_cast<std::int64_t>(in.below(10)) : n;
