@@ -87,6 +87,8 @@ void run(const jit::monoid& add, const std::string& mul, bool mul_is_text) {
     try {
       wrapped.emplace(add, "(" + mul + ")");
     } catch (const Error& e) {
+      // The parentheses add a level: a multiply at the nesting limit may go beyond it.
+      if (std::string(e.what()).find("nested deeper than") != std::string::npos) return;
       GEBLAS_FUZZ_CHECK(false, "the multiply parses bare but not in parentheses: %s", e.what());
     }
     GEBLAS_FUZZ_CHECK(product(*wrapped) == first, "%s changes its product in parentheses", s->name().c_str());
