@@ -153,6 +153,26 @@ TEST_CASE("jit expressions: errors name the half, the column and the text", "[ji
   CHECK_NOTHROW(jit::semiring<double>(jit::monoid{"a > b ? a : b", "-INFINITY", "INFINITY"}, "a + b"));
 }
 
+TEST_CASE("jit expressions: nesting is bounded, with an error instead of a stack overflow", "[jit][cpu]") {
+  auto repeat = [](const std::string& s, int n) {
+    std::string r;
+    for (int i = 0; i < n; ++i) r += s;
+    return r;
+  };
+  // Within the limit of 256 levels: parsed and evaluated as written.
+  CHECK(eval_mul<int>(repeat("(", 100) + "a - b" + repeat(")", 100), 7, 2) == 5);
+  CHECK(eval_mul<int>("a" + repeat(" + a", 199), 3, 0) == 600);
+  CHECK(eval_mul<int>(repeat("-", 200) + "a", 3, 0) == 3);
+  // Beyond it, each way of nesting (each crashed the parser or the interpreter with a
+  // stack overflow before the limit existed).
+  auto bad = [](const std::string& mul) { return error_of([&] { jit::semiring<float>("plus", mul); }); };
+  CHECK_THAT(bad(repeat("(", 5000) + "a"), geblas::test::contains("nested deeper than 256 levels"));
+  CHECK_THAT(bad("a" + repeat("+a", 50000)), geblas::test::contains("nested deeper than 256 levels"));
+  CHECK_THAT(bad(repeat("-", 50000) + "a"), geblas::test::contains("nested deeper than 256 levels"));
+  CHECK_THAT(bad(repeat("a ? a : ", 300) + "a"), geblas::test::contains("nested deeper than 256 levels"));
+  CHECK_THROWS_AS(jit::semiring<float>("plus", "a" + repeat(" * a", 300)), InvalidValue);
+}
+
 TEST_CASE("jit expressions: C's types and the defined cases", "[jit][cpu]") {
   const int imax = std::numeric_limits<int>::max(), imin = std::numeric_limits<int>::min();
   CHECK(eval_mul<int>("a + b", imax, 1) == imin);  // wraps
