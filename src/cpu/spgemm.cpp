@@ -24,6 +24,7 @@
 #include "cpu/spgemm.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -72,6 +73,32 @@ Index saturating_add(Index a, Index b) {
   return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<Index>::max() / 2 : r;
 }
 
+// Throws OutOfMemory when `entries` entries of C (`bytes_each` bytes each) exceed the
+// host's physical memory.
+void check_fits(Index entries, std::size_t bytes_each, const char* how) {
+  static const std::size_t physical = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : SIZE_MAX;
+  }();
+  const std::size_t bytes = checked_bytes(entries, 1, bytes_each, "mxm(sparse x sparse) on cpu: C");
+  if (bytes > physical)
+    throw OutOfMemory("mxm(sparse x sparse) on cpu: C has " + std::string(how) + " " + std::to_string(entries) +
+                          " entries (" + std::to_string(bytes) + " bytes), more than the " + std::to_string(physical) +
+                          " bytes of physical memory",
+                      bytes);
+}
+
+// The entries one dot product A(i,:) . B(:,j) visits: B's column walked against A's row
+// scattered, or, for a column much longer than the row, the row's entries searched for
+// in the column (binary search, about log2 of its length each).
+inline bool search_column(Index row_len, Index col_len) {
+  return row_len * static_cast<Index>(std::bit_width(static_cast<std::uint64_t>(col_len)) + 1) < col_len;
+}
+inline Index dot_walk(Index row_len, Index col_len) {
+  return search_column(row_len, col_len) ? row_len * static_cast<Index>(std::bit_width(static_cast<std::uint64_t>(col_len)) + 1)
+                                         : col_len;
+}
+
 Index hash_slots(Index bound, Index ncols) {
   const Index want = 2 * std::min(bound, ncols);
   Index slots = SpgemmPolicy::min_hash_slots;
@@ -86,44 +113,23 @@ inline std::uint32_t hash_of(ColIndex j, int shift) {
 // The mask as the kernel reads it.
 class MaskSource {
  public:
-  MaskSource(const Mask& mask, Index ncols) : mask_(mask), rows_(mask), ncols_(ncols) {
+  MaskSource(const Mask& mask, Index ncols) : rows_(mask), ncols_(ncols) {
     if (mask.empty()) mode = MaskMode::none;
     else if (mask.kind() == Mask::Kind::sparse) mode = mask.complemented() ? MaskMode::block : MaskMode::allow;
     else mode = MaskMode::flags;
-    if (mode == MaskMode::allow || mode == MaskMode::block) {
-      const SparseStorage& m = *mask.sparse();
-      ro_ = m.row_offsets.as<Index>();
-      ci_ = m.col_indices.as<ColIndex>();
-    }
   }
   MaskMode mode = MaskMode::none;
 
-  // allow / block: row i's listed columns (a structural mask's own storage, else its
-  // nonzero entries copied into buf, which holds ncols).
-  std::span<const ColIndex> list(Index i, std::vector<ColIndex>& buf) const {
-    const Index b = ro_[i], e = ro_[i + 1];
-    if (mask_.structural()) return {ci_ + b, static_cast<std::size_t>(e - b)};
-    if (buf.empty()) buf.resize(static_cast<std::size_t>(ncols_));
-    std::size_t n = 0;
-    visit_type(mask_.sparse()->type, [&]<class U>() {
-      const U* v = mask_.sparse()->values.as<U>();
-      for (Index k = b; k < e; ++k)
-        if (v[k] != U(0)) buf[n++] = ci_[k];
-    });
-    return {buf.data(), n};
-  }
-  Index listed(Index i) const { return ro_[i + 1] - ro_[i]; }
+  // allow / block: row i's listed columns (see MaskRows::listed).
+  std::span<const ColIndex> list(Index i, std::vector<ColIndex>& buf) const { return rows_.listed(i, buf); }
   void flags(Index i, std::vector<std::uint8_t>& f) const {
     if (f.empty()) f.resize(static_cast<std::size_t>(ncols_));
     rows_.fill(i, f.data(), ncols_);
   }
 
  private:
-  const Mask& mask_;
   MaskRows rows_;
   Index ncols_;
-  const Index* ro_ = nullptr;
-  const ColIndex* ci_ = nullptr;
 };
 
 // The pattern of the operands and the choice of each row's method, shared by the
@@ -150,8 +156,9 @@ struct Plan {
     if (forced == Forced::hash) return Method::hash;
     if (forced == Forced::dot) return Method::dot;
     if (mask->mode == MaskMode::allow && bt) {
-      Index walk = a_ro[i + 1] - a_ro[i];
-      for (ColIndex j : listed) walk = saturating_add(walk, bt_ro[j + 1] - bt_ro[j]);
+      const Index ai = a_ro[i + 1] - a_ro[i];
+      Index walk = ai;
+      for (ColIndex j : listed) walk = saturating_add(walk, dot_walk(ai, bt_ro[j + 1] - bt_ro[j]));
       if (walk < u / SpgemmPolicy::dot_ratio) return Method::dot;
     }
     const Index entries = mask->mode == MaskMode::allow ? std::min<Index>(u, static_cast<Index>(listed.size())) : u;
@@ -376,9 +383,28 @@ struct RowKernel {
       if constexpr (numeric) kspa[p.a_ci[ka]] = a_value(a_v, ka);
     }
     Index count = 0;
+    const Index a_len = p.a_ro[i + 1] - p.a_ro[i];
     for (ColIndex j : listed) {
       bool any = false;
       [[maybe_unused]] T acc{};
+      if (search_column(a_len, p.bt_ro[j + 1] - p.bt_ro[j])) {
+        // A's row in k order, each k searched in B's column (the terms in the order of
+        // the walk below)
+        const ColIndex* col = p.bt_ci + p.bt_ro[j];
+        const ColIndex* end = p.bt_ci + p.bt_ro[j + 1];
+        for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1] && col < end; ++ka) {
+          col = std::lower_bound(col, end, p.a_ci[ka]);
+          if (col == end || *col != p.a_ci[ka]) continue;
+          if constexpr (!numeric) {
+            any = true;
+            break;
+          } else {
+            const T prod = S::mul(a_value(a_v, ka), b_value(bt_v, col - p.bt_ci));
+            acc = any ? S::add(acc, prod) : prod;
+            any = true;
+          }
+        }
+      } else {
       for (Index kb = p.bt_ro[j]; kb < p.bt_ro[j + 1]; ++kb) {
         const ColIndex k = p.bt_ci[kb];
         if (kmark[k] != stamp) continue;
@@ -390,6 +416,7 @@ struct RowKernel {
           acc = any ? S::add(acc, prod) : prod;
           any = true;
         }
+      }
       }
       if (!any) continue;
       if constexpr (numeric) {
@@ -445,9 +472,23 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
   }
 
   // 1. work per row, prefix-summed into ro, then the chunks
+  // and, without a mask that lists the allowed columns, a lower bound of |C| (each row has
+  // at least the entries of its longest row of B): a C that cannot fit fails here, before
+  // the symbolic pass spends the time of the product.
   const bool par_rows = parallel_rows(p.m);
-#pragma omp parallel for schedule(static) if (par_rows)
-  for (Index i = 0; i < p.m; ++i) ro[i + 1] = saturating_add(p.bound(i), p.a_ro[i + 1] - p.a_ro[i] + 1);
+  const bool unlisted = mask.mode == MaskMode::none;
+  Index at_least = 0;
+#pragma omp parallel for schedule(static) if (par_rows) reduction(+ : at_least)
+  for (Index i = 0; i < p.m; ++i) {
+    ro[i + 1] = saturating_add(p.bound(i), p.a_ro[i + 1] - p.a_ro[i] + 1);
+    if (unlisted) {
+      Index longest = 0;
+      for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1]; ++ka)
+        longest = std::max(longest, p.b_ro[p.a_ci[ka] + 1] - p.b_ro[p.a_ci[ka]]);
+      at_least += longest;  // <= ncols per row: no overflow
+    }
+  }
+  check_fits(at_least, sizeof(ColIndex) + sizeof(T), "at least");
   for (Index i = 0; i < p.m; ++i) ro[i + 1] = saturating_add(ro[i + 1], ro[i]);
   const Index work = ro[p.m];
   const int threads = work >= SpgemmPolicy::min_parallel_work ? omp_get_max_threads() : 1;
@@ -463,13 +504,18 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
   }
   const Index nchunks = static_cast<Index>(chunk_start.size()) - 1;
 
-  // B's transpose for dot rows, when the mask is sparse enough against the product that
-  // some row may choose it (an estimate: mask entries times B's mean column length).
+  // B's transpose for dot rows, under a mask that lists the allowed columns (cached with
+  // B: C<M> = A*A' finds it already there after the first product).
   std::shared_ptr<const SparseStorage> bt;
   if (mask.mode == MaskMode::allow) {
     const Index mask_nnz = m.sparse()->nvals;
     const Index mean_col = p.n > 0 ? B.nvals / p.n + 1 : 1;
-    if (forced == Forced::dot || (forced == Forced::none && mask_nnz * mean_col < work / SpgemmPolicy::dot_ratio)) {
+    // worth it when some row may choose dot (an estimate: mask entries times B's mean
+    // column length), and when the transpose's n + 1 row offsets stay within a few words
+    // per entry (a B of mostly empty columns, up to 2^31 of them, would pay more for them
+    // than the product)
+    const bool may_pay = mask_nnz * mean_col < work / SpgemmPolicy::dot_ratio && p.n <= 8 * (B.nvals + p.m);
+    if (forced == Forced::dot || (forced == Forced::none && may_pay)) {
       bt = cached_transpose(B);
       p.bt = bt.get();
       p.bt_ro = bt->row_offsets.as<Index>();
@@ -496,6 +542,7 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
   }
   for (Index i = 0; i < p.m; ++i) ro[i + 1] += ro[i];  // each row <= ncols < 2^31: no overflow
   out.nvals = ro[p.m];
+  check_fits(out.nvals, sizeof(ColIndex) + sizeof(T), "exactly");
   out.col_indices = RawBuffer(checked_bytes(out.nvals, 1, sizeof(ColIndex), "mxm(sparse x sparse) on cpu: C's columns"),
                               Device::cpu());
   out.values = RawBuffer(checked_bytes(out.nvals, 1, sizeof(T), "mxm(sparse x sparse) on cpu: C's values"),
