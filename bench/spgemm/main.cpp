@@ -13,7 +13,7 @@
 //
 // usage: bench_spgemm [--graphs luxembourg_osm,...] [--generated rmat:14:16,uniform:100000:800000]
 //                     [--types float,double] [--runs 5] [--threads 2] [--products plain,masked]
-//                     [--device cpu]
+//                     [--device cpu] [--variant gustavson|hash|dense|dot]
 #include <omp.h>
 
 #include <algorithm>
@@ -161,6 +161,8 @@ struct Impl {
   std::function<Csr<T>()> result;
 };
 
+std::string g_variant;  // --variant: geblas's Options::variant ("" chooses per row)
+
 template <class T>
 std::vector<Impl<T>> implementations(geblas::SparseMatrix<T>& Cg, GrB_Matrix& Cs) {
   std::vector<Impl<T>> impls;
@@ -168,6 +170,7 @@ std::vector<Impl<T>> implementations(geblas::SparseMatrix<T>& Cg, GrB_Matrix& Cs
                    [&](const Problem<T>& p) {
                      Cg = geblas::SparseMatrix<T>(p.A->nrows(), p.A->ncols());
                      geblas::Options o;
+                     o.variant = g_variant;
                      if (p.product == "masked") {
                        o.mask = geblas::Mask(*p.A);
                        o.transpose_b = true;
@@ -297,6 +300,7 @@ int main(int argc, char** argv) {
   const int runs = std::max(1, std::atoi(arg(argc, argv, "--runs", "5").c_str()));
   const int threads = std::max(1, std::atoi(arg(argc, argv, "--threads", "2").c_str()));
   const std::string device = arg(argc, argv, "--device", "cpu");
+  g_variant = arg(argc, argv, "--variant", "");
   if (device != "cpu") {
     std::fprintf(stderr, "bench_spgemm: --device %s: only cpu is built in this bench\n", device.c_str());
     return 2;
