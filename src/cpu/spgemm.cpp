@@ -44,11 +44,13 @@
 namespace geblas::detail::cpu {
 namespace {
 
-// The tuning constants, found with bench_spgemm (plus_times, float and double, 2 threads,
-// the shared graphs and the generated ones; docs/PERFORMANCE.md has the table).
+// The tuning constants. Only dot_ratio was measured (bench_spgemm --variant, below); the
+// others are first choices, not yet swept: forcing dense on luxembourg_osm and wiki-Vote
+// was within 10% of the per-row choice, so the crossover is not sharp there.
 struct SpgemmPolicy {
-  // A row uses the dense accumulator when u(i) * dense_ratio >= ncols: below that the
-  // hash table, whose slots stay in cache, was faster.
+  // A row uses the dense accumulator when u(i) * dense_ratio >= ncols (SuiteSparse's
+  // saxpy3 makes the same kind of cut between its Gustavson and hash tasks); below it the
+  // hash table's slots stay in cache.
   static constexpr Index dense_ratio = 16;
   // A row under a sparse mask uses dot products when their walk (|A(i,:)| plus the
   // entries of the allowed columns of B visited) is below u(i) * dot_ratio: a step of the
@@ -57,10 +59,12 @@ struct SpgemmPolicy {
   // ca-CondMat and email-Enron (C<A> = A*A', every row's walk near or above u(i)) made
   // dot 6-9x faster.
   static constexpr Index dot_ratio = 4;
-  // Chunks of rows per thread for the dynamic schedule: enough that one hub row does not
-  // leave the other thread idle, few enough that a chunk amortises its scheduling.
+  // Chunks of rows per thread for the dynamic schedule (not swept): enough that one hub
+  // row does not leave the other thread idle, few enough that a chunk amortises its
+  // scheduling.
   static constexpr Index chunks_per_thread = 32;
-  // Total work (products + entries of A) below which the product runs on one thread.
+  // Total work (products + entries of A) below which the product runs on one thread (not
+  // swept; the order of ParallelPolicy's thresholds, so that small products never fork).
   static constexpr Index min_parallel_work = Index{1} << 16;
   // Smallest hash table (slots).
   static constexpr Index min_hash_slots = 16;
@@ -231,7 +235,7 @@ inline Index probe(Scratch& w, Index slots, int shift, ColIndex j, bool insert) 
   }
 }
 
-// The row kernel, for the symbolic pass (V = void: count only) and the numeric one.
+// The row kernel, for the symbolic pass (numeric = false: counts only) and the numeric one.
 // Every branch visits the same products in the same order in both passes.
 template <class S, class T, bool numeric>
 struct RowKernel {
