@@ -4,6 +4,21 @@
 
 namespace geblas::detail::cpu {
 
+std::span<const ColIndex> MaskRows::listed(Index i, std::vector<ColIndex>& buf) const {
+  const SparseStorage& m = *mask_.sparse();
+  const Index b = m.row_offsets.as<Index>()[i], e = m.row_offsets.as<Index>()[i + 1];
+  const ColIndex* ci = m.col_indices.as<ColIndex>();
+  if (mask_.structural()) return {ci + b, static_cast<std::size_t>(e - b)};
+  if (buf.size() < static_cast<std::size_t>(e - b)) buf.resize(static_cast<std::size_t>(e - b));
+  std::size_t n = 0;
+  visit_type(m.type, [&]<class U>() {
+    const U* v = m.values.as<U>();
+    for (Index k = b; k < e; ++k)
+      if (v[k] != U(0)) buf[n++] = ci[k];
+  });
+  return {buf.data(), n};
+}
+
 void MaskRows::fill(Index i, std::uint8_t* flags, Index ncols) const {
   const bool structural = mask_.structural();
   switch (mask_.kind()) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "geblas/mask.hpp"
 
@@ -14,6 +16,11 @@ class MaskRows {
   explicit MaskRows(const Mask& mask) : mask_(mask) {}
   bool empty() const { return mask_.empty(); }
   void fill(Index i, std::uint8_t* flags, Index ncols) const;
+  // For a sparse mask (kind() == sparse): the sorted columns of row i that count (every
+  // stored one for a structural mask, the nonzero ones otherwise), before any complement.
+  // A structural mask's own storage is returned; a value mask's row is copied into buf.
+  // Walking these costs the row's length, where fill() costs ncols.
+  std::span<const ColIndex> listed(Index i, std::vector<ColIndex>& buf) const;
 
  private:
   const Mask& mask_;

@@ -8,11 +8,10 @@
 
 #include "core/trace.hpp"
 #include "cpu/kernels.hpp"
-#include "cpu/mask_rows.hpp"
 #include "cpu/spmm_plus.hpp"
+#include "cpu/spgemm.hpp"
 #include "cpu/spmm_policy.hpp"
 #include "geblas/detail/cpu/dense_products.hpp"
-#include "geblas/detail/cpu/spgemm.hpp"
 #include "geblas/detail/cpu/spmm.hpp"
 
 namespace geblas::detail::cpu {
@@ -105,23 +104,7 @@ void mxm_sparse_dense(const SpmmArgs& args) {
 
 void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, SemiringId s,
                        const Options& o) {
-  if (!o.variant.empty() && o.variant != "gustavson")
-    throw InvalidValue("mxm(sparse x sparse) on cpu: unknown variant '" + std::string(o.variant) +
-                       "' (the CPU backend has: gustavson)");
-  MaskRows mask(o.mask);
-  const Index n = B.ncols;
-  visit_type(A.type, [&]<class V>() {
-    with_semiring<V>(s, [&]<class S>() {
-      T = spgemm<S, V>(csr_view<V>(A), csr_view<V>(B), [&](Index i, std::vector<std::uint8_t>& flags) {
-        if (mask.empty()) return false;
-        mask.fill(i, flags.data(), n);
-        return true;
-      });
-    });
-  });
-  DispatchRecord& rec = current_dispatch();
-  rec.variant = "gustavson";
-  rec.reason = mask.empty() ? "no mask" : "mask applied during the product";
+  T = spgemm_builtin(A, B, s, o.mask, o.variant, current_dispatch());
 }
 
 void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s) {

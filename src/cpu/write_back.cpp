@@ -2,6 +2,7 @@
 // GraphBLAS rules. For a dense C an absent entry is written as the identity the caller
 // passes (dense storage has no absent entries).
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cpu/kernels.hpp"
@@ -62,11 +63,99 @@ void write_dense(DenseStorage& C, const DenseProduct& P, const Options& o, const
   });
 }
 
+namespace {
+
+// Which columns of one row a mask allows, asked in increasing column order: a sparse
+// mask's row is walked alongside the caller's columns (its length, not ncols, per row);
+// other masks are expanded into flags.
+class RowPermits {
+ public:
+  RowPermits(const MaskRows& mask, const Mask& m, Index ncols)
+      : mask_(mask), sparse_(m.kind() == Mask::Kind::sparse), complement_(m.complemented()), ncols_(ncols) {}
+  void start(Index i) {
+    if (mask_.empty()) return;
+    if (sparse_) {
+      row_ = mask_.listed(i, buf_);
+      at_ = 0;
+    } else {
+      if (flags_.empty()) flags_.resize(static_cast<std::size_t>(ncols_));
+      mask_.fill(i, flags_.data(), ncols_);
+    }
+  }
+  bool allows(ColIndex j) {
+    if (mask_.empty()) return true;
+    if (!sparse_) return flags_[static_cast<std::size_t>(j)] != 0;
+    while (at_ < row_.size() && row_[at_] < j) ++at_;
+    return (at_ < row_.size() && row_[at_] == j) != complement_;
+  }
+
+ private:
+  const MaskRows& mask_;
+  bool sparse_, complement_;
+  Index ncols_;
+  std::vector<ColIndex> buf_;
+  std::span<const ColIndex> row_;
+  std::size_t at_ = 0;
+  std::vector<std::uint8_t> flags_;
+};
+
+// C<M> = T for an empty C without accumulator: T's entries outside the mask dropped, in
+// T's own arrays (a kernel that already skipped them, as mxm's does, drops none and
+// nothing moves).
+void keep_masked(SparseStorage& C, SparseStorage& T, const Options& o) {
+  const Index m = T.nrows;
+  const MaskRows mask(o.mask);
+  Index* ro = T.row_offsets.as<Index>();
+  ColIndex* ci = T.col_indices.as<ColIndex>();
+  std::vector<Index> kept(static_cast<std::size_t>(m) + 1, 0);
+  Index total = 0;
+#pragma omp parallel if (parallel_rows(m)) reduction(+ : total)
+  {
+    RowPermits permits(mask, o.mask, T.ncols);
+#pragma omp for schedule(dynamic, 256)
+    for (Index i = 0; i < m; ++i) {
+      permits.start(i);
+      Index k = 0;
+      for (Index q = ro[i]; q < ro[i + 1]; ++q) k += permits.allows(ci[q]);
+      kept[static_cast<std::size_t>(i) + 1] = k;
+      total += k;
+    }
+  }
+  if (total != T.nvals) {
+    // rows only move towards the front, so one forward pass compacts in place
+    visit_type(T.type, [&]<class V>() {
+      V* v = T.values.as<V>();
+      RowPermits permits(mask, o.mask, T.ncols);
+      Index out = 0;
+      for (Index i = 0; i < m; ++i) {
+        permits.start(i);
+        const Index b = ro[i], e = ro[i + 1];
+        ro[i] = out;
+        for (Index q = b; q < e; ++q)
+          if (permits.allows(ci[q])) {
+            ci[out] = ci[q];
+            v[out] = v[q];
+            ++out;
+          }
+      }
+      ro[m] = out;
+      T.nvals = out;
+    });
+  }
+  C = std::move(T);
+}
+
+}  // namespace
+
 void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o) {
   const Index m = C.nrows, n = C.ncols;
   // Without mask and accumulator the result is T itself.
   if (o.mask.empty() && o.accum.empty()) {
     C = std::move(T);
+    return;
+  }
+  if (C.nvals == 0 && o.accum.empty()) {
+    keep_masked(C, T, o);
     return;
   }
   MaskRows mask(o.mask);
@@ -78,10 +167,10 @@ void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o) {
     with_accum<V>(o, [&]<class Op>() {
 #pragma omp parallel if (parallel_rows(m))
       {
-        std::vector<std::uint8_t> flags(static_cast<std::size_t>(n), 1);
+        RowPermits permits(mask, o.mask, n);
 #pragma omp for schedule(dynamic, 256)
         for (Index i = 0; i < m; ++i) {
-          if (!mask.empty()) mask.fill(i, flags.data(), n);
+          permits.start(i);
           auto& oc = rows_c[static_cast<std::size_t>(i)];
           auto& ov = rows_v[static_cast<std::size_t>(i)];
           Index pc = c.row_offsets[i], pt = t.row_offsets[i];
@@ -92,7 +181,7 @@ void write_sparse(SparseStorage& C, SparseStorage& T, const Options& o) {
             const ColIndex jt = pt < et ? t.col_indices[pt] : ColIndex(n);
             const ColIndex j = jc < jt ? jc : jt;
             const bool in_c = jc == j, in_t = jt == j;
-            const bool allowed = flags[static_cast<std::size_t>(j)] != 0;
+            const bool allowed = permits.allows(j);
             if (allowed) {
               // Z = accum ? C (+) T : T
               if (in_t && in_c && has_accum) {

@@ -5,6 +5,8 @@
 // absent, geblas holds the semiring's identity (docs/DESIGN.md). any_second may pick a
 // different term than GraphBLAS: for it only the presence of entries is compared (the
 // CPU tests check that each value is a valid term).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -294,6 +296,74 @@ TEST_CASE("mxm sparse x dense agrees with GraphBLAS on the shared real graphs", 
     }
     GrB_Matrix_free(&Ag);
     GrB_Matrix_free(&Bg);
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("mxm sparse x sparse agrees with GraphBLAS on the shared real graphs", "[mxm][graphblas][data]") {
+  const auto graphs = data_graphs();
+  if (graphs.empty()) {
+    WARN("no shared graphs in " << data_dir() << " (set GEBLAS_DATA_DIR): real-graph cases skipped");
+    return;
+  }
+  int checked = 0;
+  for (const auto& name : graphs) {
+    const auto header = io::read_matrix_market_header((data_dir() / name).string());
+    if (header.stored_entries > 150000 || header.nrows != header.ncols) continue;
+    const auto G = io::read_matrix_market<double>((data_dir() / name).string());
+    std::vector<Tuple<double>> t = G.extract_tuples();
+    for (auto& x : t) x.value = double(1 + (x.row * 5 + x.col * 11) % 3);
+    const auto A = SparseMatrix<double>::from_tuples(G.nrows(), G.ncols(), t);
+    GrB_Matrix Ag = nullptr;
+    {
+      std::vector<GrB_Index> I, J;
+      std::vector<double> X;
+      for (auto& x : t) { I.push_back(x.row); J.push_back(x.col); X.push_back(x.value); }
+      GRB_OK(GrB_Matrix_new(&Ag, GrB_FP64, G.nrows(), G.ncols()));
+      GRB_OK(GrB_Matrix_build_FP64(Ag, I.data(), J.data(), X.data(), I.size(), GrB_FIRST_FP64));
+    }
+    for (const bool masked : {false, true})
+      for (const std::string s : {"plus_times", "min_plus"}) {
+        GrB_Matrix Cg = nullptr;
+        GRB_OK(GrB_Matrix_new(&Cg, GrB_FP64, G.nrows(), G.ncols()));
+        GRB_OK(GrB_mxm(Cg, masked ? Ag : nullptr, nullptr, Grb<double>::semiring(s), Ag, Ag,
+                       masked ? GrB_DESC_T1 : nullptr));
+        GrB_Index nv = 0;
+        GRB_OK(GrB_Matrix_nvals(&nv, Cg));
+        std::vector<GrB_Index> I(nv + 1), J(nv + 1);
+        std::vector<double> X(nv + 1);
+        GRB_OK(GrB_Matrix_extractTuples_FP64(I.data(), J.data(), X.data(), &nv, Cg));
+        GrB_Matrix_free(&Cg);
+        std::vector<std::size_t> order(nv);
+        for (std::size_t q = 0; q < nv; ++q) order[q] = q;
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return I[a] != I[b] ? I[a] < I[b] : J[a] < J[b]; });
+        const char* forced_list[] = {"", "hash", "dense", "dot"};
+        for (const char* forced : forced_list) {
+          if (std::string(forced) == "dot" && !masked) continue;
+          Options o;
+          o.variant = forced;
+          if (masked) {
+            o.mask = Mask(A);
+            o.transpose_b = true;
+          }
+          SparseMatrix<double> C(G.nrows(), G.ncols());
+          visit_semiring<double>(semiring_from_string(s.c_str()), [&]<class S>() { mxm(C, A, A, S{}, o); });
+          const auto got = C.extract_tuples();
+          INFO(name << " " << s << (masked ? " C<A> = A*A'" : " C = A*A") << " variant '" << forced << "'");
+          REQUIRE(got.size() == nv);
+          std::size_t bad = 0;
+          for (std::size_t q = 0; q < nv; ++q) {
+            const std::size_t w = order[q];
+            if (got[q].row != Index(I[w]) || got[q].col != Index(J[w]) ||
+                std::abs(got[q].value - X[w]) > 1e-9 * std::max(1.0, std::abs(X[w])))
+              ++bad;
+          }
+          CHECK(bad == 0);
+        }
+      }
+    GrB_Matrix_free(&Ag);
     ++checked;
   }
   CHECK(checked > 0);
