@@ -108,18 +108,29 @@ Vector<T> filled(Index n, T value, Device dev) {
 // the finite-weight edges from reached vertices are relaxed once more: a candidate at an
 // unreached vertex is an overflowed distance, reported with the source and the vertex.
 // (An edge of weight +inf is no path, and stays out of the check.)
+// The largest weight of A (an O(nnz) pass, kept with A as the transpose is).
+template <class T>
+T heaviest_weight(const SparseMatrix<T>& A) {
+  return *geblas::detail::derived<T>(A.storage(), "algo:sssp:heaviest", [&] { return reduce(A, monoid::max<T>{}); });
+}
+
+// A shortest path has fewer than n edges, so below this bound no sum of weights can
+// overflow and the check needs no pass over the distances.
+template <class T>
+bool overflow_impossible(const SparseMatrix<T>& A) {
+  return heaviest_weight(A) * static_cast<T>(A.nrows()) < unreachable<T>();
+}
+
 template <class T>
 void check_no_overflow(const SparseMatrix<T>& A, Index source, const Vector<T>& d) {
+  if (overflow_impossible(A)) return;
   const Index n = A.nrows();
   const Device dev = A.device();
   Vector<T> reached(n, dev);
   select(reached, d, selectop::value_lt<T>{unreachable<T>()});
   if (reached.nvals() == n) return;
   const T farthest = reduce(reached, monoid::max<T>{});
-  // The largest weight is an O(nnz) pass: kept with A, as the transpose is.
-  const T heaviest = *geblas::detail::derived<T>(A.storage(), "algo:sssp:heaviest",
-                                                  [&] { return reduce(A, monoid::max<T>{}); });
-  if (farthest + heaviest < unreachable<T>()) return;  // rounding is monotone: no sum can overflow
+  if (farthest + heaviest_weight(A) < unreachable<T>()) return;  // rounding is monotone: no sum can overflow
   SparseMatrix<T> finite(n, n, dev);
   select(finite, A, selectop::value_lt<T>{unreachable<T>()});
   Vector<T> candidate(n, dev), unreached(n, dev), lost(n, dev);
@@ -229,8 +240,8 @@ MultiSsspResult<T> multi(const SparseMatrix<T>& A, const std::vector<Index>& sou
       },
       n, o.on_iteration, "geblas::algo::sssp");
   // Every column through the one-source check, read back only when some vertex is
-  // unreached from some source.
-  if (n > 0 && reduce(res.distances, monoid::max<T>{}) == unreachable<T>()) {
+  // unreached from some source and the weights are large enough for a sum to overflow.
+  if (n > 0 && !overflow_impossible(A) && reduce(res.distances, monoid::max<T>{}) == unreachable<T>()) {
     const std::vector<T> all = res.distances.to(Device::cpu()).to_col_major();
     for (Index j = 0; j < k; ++j) {
       const std::vector<T> column(all.begin() + j * n, all.begin() + (j + 1) * n);
