@@ -39,6 +39,7 @@
 #include "core/with_semiring.hpp"
 #include "cpu/mask_rows.hpp"
 #include "cpu/parallel.hpp"
+#include "geblas/detail/nan_rule.hpp"
 #include "geblas/detail/views.hpp"
 
 namespace geblas::detail::cpu {
@@ -306,7 +307,7 @@ struct RowKernel {
         if (mode == MaskMode::allow ? mj != base : mode == MaskMode::block ? mj == base : flags && !flags[j]) continue;
         mark[j] = present;
         if constexpr (numeric) {
-          spa[j] = S::mul(av, b_value(b_v, kb));
+          spa[j] = first_term_for<S>(S::mul(av, b_value(b_v, kb)));  // the all-NaN rule
           cols[count] = j;
           lo = std::min(lo, j);
           hi = std::max(hi, j);
@@ -365,7 +366,7 @@ struct RowKernel {
         if (t == blocked_slot) continue;
         tags[h] = present_slot;  // from empty (just inserted) or allowed
         if constexpr (numeric) {
-          hv[h] = S::mul(av, b_value(b_v, kb));
+          hv[h] = first_term_for<S>(S::mul(av, b_value(b_v, kb)));  // the all-NaN rule
           cols[count] = j;
         }
         ++count;
@@ -408,7 +409,7 @@ struct RowKernel {
             break;
           } else {
             const T prod = S::mul(a_value(a_v, ka), b_value(bt_v, col - p.bt_ci));
-            acc = any ? S::add(acc, prod) : prod;
+            acc = any ? S::add(acc, prod) : first_term_for<S>(prod);  // the all-NaN rule
             any = true;
           }
         }
@@ -421,7 +422,7 @@ struct RowKernel {
           break;
         } else {
           const T prod = S::mul(kspa[k], b_value(bt_v, kb));
-          acc = any ? S::add(acc, prod) : prod;
+          acc = any ? S::add(acc, prod) : first_term_for<S>(prod);  // the all-NaN rule
           any = true;
         }
       }
