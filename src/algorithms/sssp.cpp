@@ -41,7 +41,7 @@ namespace {
 
 // The bucket width is width x mean weight / mean out-degree, Davidson et al.'s
 // rule (their width is the warp size): a bucket then holds about `width` edges' worth of
-// distance per vertex. Measured on the host (2026-11-25, random weights in [1, 100)),
+// distance per vertex. Measured on the host (random weights in [1, 100)),
 // edges relaxed / nnz for width 1, 2, 4, 8, 16: luxembourg_osm 1.00, 1.00, 1.01, 1.01,
 // 1.02 (4,600 down to 1,650 rounds); email-Enron 1.02, 1.08-1.19, 1.36-1.41, 1.74-2.05,
 // 1.34-2.12; soc-Slashdot0902 1.02, 1.11, 1.20-1.24, 1.83-2.03, 2.34-2.52. The host
