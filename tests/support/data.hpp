@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -32,6 +33,17 @@ inline std::vector<std::string> data_graphs() {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The largest real graph, in stored entries, that a case sized for `full` reads. A sanitizer
+// build checks every access and runs 10-30x slower; the sanitizers look for memory errors,
+// which the smaller graphs find along the same code paths, so there the limit is a quarter.
+inline std::uint64_t data_entry_limit(std::uint64_t full) {
+#if defined(GEBLAS_TEST_UNDER_SANITIZER)
+  return full / 4;
+#else
+  return full;
+#endif
 }
 
 }  // namespace geblas::test
