@@ -44,20 +44,34 @@ TypeId type_from_numpy(char kind, std::int64_t itemsize, char byteorder, const s
                        "bfloat16 through DLPack)");
 }
 
-TypeId type_from_dlpack(DLDataType t, const std::string& what) {
-  if (t.lanes == 1) {
-    if (t.code == 6 && t.bits == 8) return TypeId::boolean;
-    if (t.code == 0 && t.bits == 32) return TypeId::int32;
-    if (t.code == 0 && t.bits == 64) return TypeId::int64;
-    if (t.code == 2 && t.bits == 16) return TypeId::float16;
-    if (t.code == 2 && t.bits == 32) return TypeId::float32;
-    if (t.code == 2 && t.bits == 64) return TypeId::float64;
-    if (t.code == 4 && t.bits == 16) return TypeId::bfloat16;
+DLDataType dlpack_dtype(TypeId t) {
+  switch (t) {
+    case TypeId::boolean: return {6, 8, 1};
+    case TypeId::int32: return {0, 32, 1};
+    case TypeId::int64: return {0, 64, 1};
+    case TypeId::float16: return {2, 16, 1};
+    case TypeId::float32: return {2, 32, 1};
+    case TypeId::float64: return {2, 64, 1};
+    case TypeId::bfloat16: return {4, 16, 1};
   }
-  throw DomainMismatch(
-      "geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
-      " bits, " + std::to_string(t.lanes) +
-      " lanes), which geblas does not store (bool, int32, int64, float16, bfloat16, float32, float64)");
+  throw InvalidValue("geblas: internal: no DLPack dtype for type id " + std::to_string(static_cast<int>(t)));
+}
+
+// The inverse of dlpack_dtype, so that the codes are written once.
+TypeId type_from_dlpack(DLDataType t, const std::string& what) {
+  for (int k = 0; k < stored_type_count; ++k) {
+    const DLDataType d = dlpack_dtype(stored_type(k));
+    if (t.code == d.code && t.bits == d.bits && t.lanes == d.lanes) return stored_type(k);
+  }
+  throw DomainMismatch("geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " +
+                       std::to_string(t.bits) + " bits, " + std::to_string(t.lanes) +
+                       " lanes), which geblas does not store (" + stored_type_names() + ")");
+}
+
+std::string stored_type_names() {
+  std::string names;
+  for (int k = 0; k < stored_type_count; ++k) names += (k ? ", " : "") + type_name(stored_type(k));
+  return names;
 }
 
 std::size_t byte_count(const ArrayView& v, const std::string& what) {

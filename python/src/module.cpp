@@ -1245,72 +1245,13 @@ PYBIND11_MODULE(_geblas, m) {
   m.def(
       "_matrix_from_csr",
       [](Index nrows, Index ncols, py::object indptr, py::object indices, py::object values, bool validate, bool copy) {
-        ArrayView ro = view_of(indptr, "indptr"), ci = view_of(indices, "indices"), va = view_of(values, "values");
-        const Device dev = va.device;
-        if (ro.device != dev || ci.device != dev)
-          throw DeviceMismatch("Matrix.from_csr: indptr is on " + ro.device.str() + ", indices on " + ci.device.str() +
-                               ", values on " + dev.str() + "; all three must be on one device");
-        if (ro.type != TypeId::int32 && ro.type != TypeId::int64)
-          throw DomainMismatch("Matrix.from_csr: indptr must be int32 or int64, is " + type_name(ro.type));
-        if (ci.type != TypeId::int32 && ci.type != TypeId::int64)
-          throw DomainMismatch("Matrix.from_csr: indices must be int32 or int64, is " + type_name(ci.type));
-        detail::check_dimensions(nrows, ncols, "Matrix.from_csr");
-        auto as_vector = [](const ArrayView& v, const char* what) { return vector_from_view(v, what); };
-        VectorStorage rov = as_vector(ro, "indptr"), civ = as_vector(ci, "indices");
-        if (rov.size != nrows + 1)
-          throw DimensionMismatch("Matrix.from_csr: indptr has " + std::to_string(rov.size) + " entries; " +
-                                  std::to_string(nrows) + " rows need " + std::to_string(nrows + 1));
-        detail::RawBuffer vbuf = buffer_from_view(va, "values");
-        py::gil_scoped_release nogil;
-        // Column indices are 32-bit in geblas: wider ones are checked before narrowing, so
-        // that an index beyond int32 is an error naming it, never a wrapped value.
-        if (civ.type == TypeId::int64) {
-          if (civ.size > 0) {
-            std::int64_t lo = 0, hi = 0;
-            detail::reduce_scalar(&lo, civ, MonoidId::min);
-            detail::reduce_scalar(&hi, civ, MonoidId::max);
-            if (lo < 0) throw InvalidIndex("Matrix.from_csr: a column index is " + std::to_string(lo) + " (negative)");
-            if (hi > INT32_MAX)
-              throw InvalidIndex(
-                  "Matrix.from_csr: column index " + std::to_string(hi) +
-                  " does not fit int32 (geblas stores 32-bit column indices; dimensions are below 2^31)");
-          }
-          civ = detail::convert(civ, TypeId::int32);
-        }
-        if (rov.type == TypeId::int32) rov = detail::convert(rov, TypeId::int64);
-        if (civ.size != va.shape[0])
-          throw DimensionMismatch("Matrix.from_csr: " + std::to_string(civ.size) + " column indices but " +
-                                  std::to_string(va.shape[0]) + " values");
+        const ArrayView ro = view_of(indptr, "indptr"), ci = view_of(indices, "indices"),
+                        va = view_of(values, "values");
         SparseStorage s;
-        if (dev.is_cpu() || validate) {
-          // adopt_csr validates on the host; for device arrays it checks host copies of the
-          // index arrays and the matrix then uses the device arrays.
-          detail::RawBuffer ro_h = dev.is_cpu() ? std::move(rov.values) : rov.values.to(Device::cpu());
-          detail::RawBuffer ci_h = dev.is_cpu() ? std::move(civ.values) : civ.values.to(Device::cpu());
-          // adopt_csr checks only that the values match the columns in length: for device
-          // values it gets a host stand-in of the right byte count, nothing is copied.
-          detail::RawBuffer v_h = dev.is_cpu()
-                                      ? std::move(vbuf)
-                                      : detail::RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
-          s = detail::adopt_csr(nrows, ncols, std::move(ro_h), std::move(ci_h), std::move(v_h), va.type, Device::cpu());
-          if (!dev.is_cpu()) {
-            s.device = dev;
-            s.row_offsets = std::move(rov.values);
-            s.col_indices = std::move(civ.values);
-            s.values = std::move(vbuf);
-          }
-        } else {
-          s.nrows = nrows;
-          s.ncols = ncols;
-          s.nvals = civ.size;
-          s.type = va.type;
-          s.device = dev;
-          s.row_offsets = std::move(rov.values);
-          s.col_indices = std::move(civ.values);
-          s.values = std::move(vbuf);
+        {
+          py::gil_scoped_release nogil;
+          s = checks::csr_from_views(nrows, ncols, ro, ci, va, validate, copy);
         }
-        if (copy) s = SparseStorage(s);
-        py::gil_scoped_acquire gil;
         return PyMatrix(std::move(s));
       },
       py::arg("nrows"), py::arg("ncols"), py::arg("indptr"), py::arg("indices"), py::arg("values"),
@@ -1318,23 +1259,15 @@ PYBIND11_MODULE(_geblas, m) {
 
   m.def("_matrix_from_coo", [](Index nrows, Index ncols, py::object rows, py::object cols, py::object values,
                                py::object dup, const std::string& device) {
-    ArrayView r = view_of(rows, "rows"), c = view_of(cols, "cols"), v = view_of(values, "values");
-    for (const ArrayView* a : {&r, &c, &v})
-      if (!a->device.is_cpu()) throw DeviceMismatch("Matrix.from_coo: the tuples must be host arrays");
-    if (r.type != TypeId::int64 || c.type != TypeId::int64)
-      throw DomainMismatch("Matrix.from_coo: rows and cols must be int64");
-    detail::RawBuffer rb = buffer_from_view(r, "rows"), cb = buffer_from_view(c, "cols"),
-                      vb = buffer_from_view(v, "values");
-    const Index count = r.shape[0];
-    if (c.shape[0] != count || v.shape[0] != count)
-      throw DimensionMismatch("Matrix.from_coo: rows, cols and values differ in length (" + std::to_string(count) +
-                              ", " + std::to_string(c.shape[0]) + ", " + std::to_string(v.shape[0]) + ")");
+    const ArrayView r = view_of(rows, "rows"), c = view_of(cols, "cols"), v = view_of(values, "values");
     Duplicates d;
     if (!dup.is_none()) d.op = binary_op(arg_as<std::string>(dup, "Matrix.from_coo: dup", "None or an operator name"));
     const Device dev = device_from_name(device);
-    py::gil_scoped_release nogil;
-    SparseStorage s = detail::build_csr(nrows, ncols, rb.as<Index>(), cb.as<Index>(), vb.data(), count, v.type, d, dev);
-    py::gil_scoped_acquire gil;
+    SparseStorage s;
+    {
+      py::gil_scoped_release nogil;
+      s = checks::coo_from_views(nrows, ncols, r, c, v, d, dev);
+    }
     return PyMatrix(std::move(s));
   });
 
