@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "geblas/detail/storage.hpp"
-#include "geblas/sparse_matrix.hpp"
+#include "internal.hpp"
 
 namespace geblas::python::checks {
 
@@ -90,17 +89,17 @@ std::size_t byte_count(const ArrayView& v, const std::string& what);
 
 // The same memory as a dense matrix (2-D, C or Fortran order), a dense vector or a
 // buffer (1-D, contiguous); anything else is an error naming `what`, never a copy.
-detail::DenseStorage dense_from_view(const ArrayView& v, const std::string& what);
-detail::VectorStorage vector_from_view(const ArrayView& v, const std::string& what);
-detail::RawBuffer buffer_from_view(const ArrayView& v, const std::string& what);
+DenseStorage dense_from_view(const ArrayView& v, const std::string& what);
+VectorStorage vector_from_view(const ArrayView& v, const std::string& what);
+RawBuffer buffer_from_view(const ArrayView& v, const std::string& what);
 
 // Matrix.from_csr over the three arrays (one device; int32 or int64 indices, which are
 // range-checked before narrowing; validate: adopt_csr's full check, on host copies for
 // device arrays; copy: the matrix owns copies).
-detail::SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& indptr, const ArrayView& indices,
-                                     const ArrayView& values, bool validate, bool copy);
+SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& indptr, const ArrayView& indices,
+                             const ArrayView& values, bool validate, bool copy);
 // Matrix.from_coo over host int64 rows and cols and any values, built on `device`.
-detail::SparseStorage coo_from_views(Index nrows, Index ncols, const ArrayView& rows, const ArrayView& cols,
-                                     const ArrayView& values, Duplicates dup, Device device);
+SparseStorage coo_from_views(Index nrows, Index ncols, const ArrayView& rows, const ArrayView& cols,
+                             const ArrayView& values, Duplicates dup, Device device);
 
 }  // namespace geblas::python::checks

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <string>
 
-#include "geblas/detail/stream_state.hpp"
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
 #include "geblas/stream.hpp"
@@ -107,8 +106,7 @@ ArrayView view_of(py::handle obj, const std::string& what) {
 
 // --- export ----------------------------------------------------------------------------
 
-Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape,
-                   std::vector<std::int64_t> strides)
+Exported::Exported(RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides)
     : buffer_(std::move(buffer)),
       type_(type),
       device_(buffer_.device()),
@@ -119,7 +117,7 @@ Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64
 
 void Exported::note_stream() { stream_ = device_.is_cuda() ? cuda::current_stream(device_) : nullptr; }
 
-Exported Exported::from_dense(detail::DenseStorage s) {
+Exported Exported::from_dense(DenseStorage s) {
   std::vector<std::int64_t> strides =
       s.layout == Layout::row_major ? std::vector<std::int64_t>{s.ld, 1} : std::vector<std::int64_t>{1, s.ld};
   const Device dev = s.device;
@@ -129,7 +127,7 @@ Exported Exported::from_dense(detail::DenseStorage s) {
   return e;
 }
 
-Exported Exported::from_vector(detail::VectorStorage s) {
+Exported Exported::from_vector(VectorStorage s) {
   if (!s.dense) throw InvalidValue("geblas: internal: exporting a sparse vector as an array");
   const Device dev = s.device;
   Exported e(std::move(s.values), s.type, {s.size}, {1});
@@ -171,7 +169,7 @@ py::object Exported::numpy(py::object self) {
 
 namespace {
 struct ExportContext {
-  detail::RawBuffer buffer;
+  RawBuffer buffer;
   std::vector<std::int64_t> shape, strides;
   checks::DLManagedTensor managed{};
   // The consumer's stream, when it named one: the consumer frees the tensor (the deleter)
@@ -186,7 +184,7 @@ void release(checks::DLManagedTensor* m) noexcept {
   const Device d = ctx->buffer.device();
   if (ctx->consumer_known && d.is_cuda() && ctx->buffer.data()) {
     try {
-      detail::cuda_stream_wait(d.ordinal(), cuda::current_stream(d), ctx->consumer);
+      lib::cuda_stream_wait(d.ordinal(), cuda::current_stream(d), ctx->consumer);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "geblas: DLPack deleter on %s: %s\n", d.str().c_str(), e.what());
     }
@@ -214,7 +212,7 @@ py::object Exported::dlpack(py::object stream) {
       if (handle == 1) handle = 0;
     }
     consumer = reinterpret_cast<void*>(handle);  // NOLINT(performance-no-int-to-ptr): DLPack passes handles as integers
-    detail::cuda_stream_wait(device_.ordinal(), consumer, stream_);
+    lib::cuda_stream_wait(device_.ordinal(), consumer, stream_);
   }
   auto* ctx = new ExportContext{std::move(buffer_), shape_, strides_, {}, ordered, consumer};
   exported_ = true;

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "array_checks.hpp"
-#include "geblas/detail/storage.hpp"
 
 namespace geblas::python {
 
@@ -43,9 +42,9 @@ ArrayView view_of(py::handle obj, const std::string& what);
 // consumer then owns the buffer).
 class Exported {
  public:
-  Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides);
-  static Exported from_dense(detail::DenseStorage s);
-  static Exported from_vector(detail::VectorStorage s);  // dense storage only
+  Exported(RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides);
+  static Exported from_dense(DenseStorage s);
+  static Exported from_vector(VectorStorage s);  // dense storage only
 
   py::object numpy(py::object self);
   py::object dlpack(py::object stream);
@@ -58,7 +57,7 @@ class Exported {
  private:
   void check_available(const char* how) const;
   void note_stream();
-  detail::RawBuffer buffer_;
+  RawBuffer buffer_;
   TypeId type_;
   Device device_;
   // The stream that produced the buffer (this thread's current stream for the device when
