@@ -59,8 +59,10 @@ from ._geblas import (  # noqa: F401  (the public names)
 
 __version__ = _geblas.__version__
 
-# The built-in semirings' names, from the library's one list.
+# The built-in semirings' names and the stored value types' names, from the library's
+# tables (the module reads them from libgeblas).
 SEMIRINGS = _geblas.SEMIRINGS
+TYPES = _geblas.TYPES
 
 # --- argument checks ----------------------------------------------------------------------------
 # pybind11 answers an argument of the wrong type with a plain TypeError ("incompatible function

@@ -5,8 +5,6 @@
 #include <limits>
 
 #include "geblas/error.hpp"
-#include "geblas/operations/convert.hpp"
-#include "geblas/operations/reduce.hpp"
 
 namespace geblas::python::checks {
 namespace {
@@ -44,20 +42,34 @@ TypeId type_from_numpy(char kind, std::int64_t itemsize, char byteorder, const s
                        "bfloat16 through DLPack)");
 }
 
-TypeId type_from_dlpack(DLDataType t, const std::string& what) {
-  if (t.lanes == 1) {
-    if (t.code == 6 && t.bits == 8) return TypeId::boolean;
-    if (t.code == 0 && t.bits == 32) return TypeId::int32;
-    if (t.code == 0 && t.bits == 64) return TypeId::int64;
-    if (t.code == 2 && t.bits == 16) return TypeId::float16;
-    if (t.code == 2 && t.bits == 32) return TypeId::float32;
-    if (t.code == 2 && t.bits == 64) return TypeId::float64;
-    if (t.code == 4 && t.bits == 16) return TypeId::bfloat16;
+DLDataType dlpack_dtype(TypeId t) {
+  switch (t) {
+    case TypeId::boolean: return {6, 8, 1};
+    case TypeId::int32: return {0, 32, 1};
+    case TypeId::int64: return {0, 64, 1};
+    case TypeId::float16: return {2, 16, 1};
+    case TypeId::float32: return {2, 32, 1};
+    case TypeId::float64: return {2, 64, 1};
+    case TypeId::bfloat16: return {4, 16, 1};
   }
-  throw DomainMismatch(
-      "geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
-      " bits, " + std::to_string(t.lanes) +
-      " lanes), which geblas does not store (bool, int32, int64, float16, bfloat16, float32, float64)");
+  throw InvalidValue("geblas: internal: no DLPack dtype for type id " + std::to_string(static_cast<int>(t)));
+}
+
+// The inverse of dlpack_dtype, so that the codes are written once.
+TypeId type_from_dlpack(DLDataType t, const std::string& what) {
+  for (int k = 0; k < stored_type_count; ++k) {
+    const DLDataType d = dlpack_dtype(stored_type(k));
+    if (t.code == d.code && t.bits == d.bits && t.lanes == d.lanes) return stored_type(k);
+  }
+  throw DomainMismatch("geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " +
+                       std::to_string(t.bits) + " bits, " + std::to_string(t.lanes) +
+                       " lanes), which geblas does not store (" + stored_type_names() + ")");
+}
+
+std::string stored_type_names() {
+  std::string names;
+  for (int k = 0; k < stored_type_count; ++k) names += (k ? ", " : "") + type_name(stored_type(k));
+  return names;
 }
 
 std::size_t byte_count(const ArrayView& v, const std::string& what) {
@@ -143,7 +155,7 @@ bool contiguous(const ArrayView& v, bool row_major) {
   return true;
 }
 
-detail::DenseStorage dense_from_view(const ArrayView& v, const std::string& what) {
+DenseStorage dense_from_view(const ArrayView& v, const std::string& what) {
   if (v.shape.size() != 2)
     throw DimensionMismatch("geblas: " + what + " must be 2-dimensional, has shape " + shape_string(v.shape));
   const std::size_t bytes = byte_count(v, what);
@@ -153,32 +165,32 @@ detail::DenseStorage dense_from_view(const ArrayView& v, const std::string& what
                        shape_string(v.strides) +
                        " elements); geblas uses arrays in place and makes no hidden copy: pass a C- or "
                        "Fortran-contiguous array (numpy.ascontiguousarray, tensor.contiguous())");
-  detail::check_dimensions(v.shape[0], v.shape[1], what.c_str());
-  detail::DenseStorage s;
+  lib::check_dimensions(v.shape[0], v.shape[1], what.c_str());
+  DenseStorage s;
   s.nrows = v.shape[0];
   s.ncols = v.shape[1];
   s.layout = row ? Layout::row_major : Layout::col_major;
   s.ld = row ? s.ncols : s.nrows;
   s.type = v.type;
   s.device = v.device;
-  s.data = detail::RawBuffer::borrow(v.data, bytes, v.device, v.owner);
+  s.data = RawBuffer::borrow(v.data, bytes, v.device, v.owner);
   return s;
 }
 
-detail::RawBuffer buffer_from_view(const ArrayView& v, const std::string& what) {
+RawBuffer buffer_from_view(const ArrayView& v, const std::string& what) {
   if (v.shape.size() != 1)
     throw DimensionMismatch("geblas: " + what + " must be 1-dimensional, has shape " + shape_string(v.shape));
   const std::size_t bytes = byte_count(v, what);
   if (!contiguous(v, true))
     throw InvalidValue("geblas: " + what + " is not contiguous (stride " + std::to_string(v.strides[0]) +
                        "); geblas uses arrays in place and makes no hidden copy: pass a contiguous array");
-  return detail::RawBuffer::borrow(v.data, bytes, v.device, v.owner);
+  return RawBuffer::borrow(v.data, bytes, v.device, v.owner);
 }
 
-detail::VectorStorage vector_from_view(const ArrayView& v, const std::string& what) {
-  detail::VectorStorage s;
+VectorStorage vector_from_view(const ArrayView& v, const std::string& what) {
+  VectorStorage s;
   s.values = buffer_from_view(v, what);
-  detail::check_dimensions(v.shape[0], 1, what.c_str());
+  lib::check_dimensions(v.shape[0], 1, what.c_str());
   s.size = s.nvals = v.shape[0];
   s.dense = true;
   s.type = v.type;
@@ -186,8 +198,8 @@ detail::VectorStorage vector_from_view(const ArrayView& v, const std::string& wh
   return s;
 }
 
-detail::SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& ro, const ArrayView& ci,
-                                     const ArrayView& va, bool validate, bool copy) {
+SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& ro, const ArrayView& ci, const ArrayView& va,
+                             bool validate, bool copy) {
   const Device dev = va.device;
   if (ro.device != dev || ci.device != dev)
     throw DeviceMismatch("Matrix.from_csr: indptr is on " + ro.device.str() + ", indices on " + ci.device.str() +
@@ -196,41 +208,40 @@ detail::SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& 
     throw DomainMismatch("Matrix.from_csr: indptr must be int32 or int64, is " + type_name(ro.type));
   if (ci.type != TypeId::int32 && ci.type != TypeId::int64)
     throw DomainMismatch("Matrix.from_csr: indices must be int32 or int64, is " + type_name(ci.type));
-  detail::check_dimensions(nrows, ncols, "Matrix.from_csr");
-  detail::VectorStorage rov = vector_from_view(ro, "indptr"), civ = vector_from_view(ci, "indices");
+  lib::check_dimensions(nrows, ncols, "Matrix.from_csr");
+  VectorStorage rov = vector_from_view(ro, "indptr"), civ = vector_from_view(ci, "indices");
   if (rov.size != nrows + 1)
     throw DimensionMismatch("Matrix.from_csr: indptr has " + std::to_string(rov.size) + " entries; " +
                             std::to_string(nrows) + " rows need " + std::to_string(nrows + 1));
-  detail::RawBuffer vbuf = buffer_from_view(va, "values");
+  RawBuffer vbuf = buffer_from_view(va, "values");
   // Column indices are 32-bit in geblas: wider ones are checked before narrowing, so
   // that an index beyond int32 is an error naming it, never a wrapped value.
   if (civ.type == TypeId::int64) {
     if (civ.size > 0) {
       std::int64_t lo = 0, hi = 0;
-      detail::reduce_scalar(&lo, civ, MonoidId::min);
-      detail::reduce_scalar(&hi, civ, MonoidId::max);
+      lib::reduce_scalar(&lo, civ, MonoidId::min);
+      lib::reduce_scalar(&hi, civ, MonoidId::max);
       if (lo < 0) throw InvalidIndex("Matrix.from_csr: a column index is " + std::to_string(lo) + " (negative)");
       if (hi > std::numeric_limits<std::int32_t>::max())
         throw InvalidIndex("Matrix.from_csr: column index " + std::to_string(hi) +
                            " does not fit int32 (geblas stores 32-bit column indices; dimensions are below 2^31)");
     }
-    civ = detail::convert(civ, TypeId::int32);
+    civ = lib::convert(civ, TypeId::int32);
   }
-  if (rov.type == TypeId::int32) rov = detail::convert(rov, TypeId::int64);
+  if (rov.type == TypeId::int32) rov = lib::convert(rov, TypeId::int64);
   if (civ.size != va.shape[0])
     throw DimensionMismatch("Matrix.from_csr: " + std::to_string(civ.size) + " column indices but " +
                             std::to_string(va.shape[0]) + " values");
-  detail::SparseStorage s;
+  SparseStorage s;
   if (dev.is_cpu() || validate) {
     // adopt_csr validates on the host; for device arrays it checks host copies of the
     // index arrays and the matrix then uses the device arrays.
-    detail::RawBuffer ro_h = dev.is_cpu() ? std::move(rov.values) : rov.values.to(Device::cpu());
-    detail::RawBuffer ci_h = dev.is_cpu() ? std::move(civ.values) : civ.values.to(Device::cpu());
+    RawBuffer ro_h = dev.is_cpu() ? std::move(rov.values) : rov.values.to(Device::cpu());
+    RawBuffer ci_h = dev.is_cpu() ? std::move(civ.values) : civ.values.to(Device::cpu());
     // adopt_csr checks only that the values match the columns in length: for device
     // values it gets a host stand-in of the right byte count, nothing is copied.
-    detail::RawBuffer v_h =
-        dev.is_cpu() ? std::move(vbuf) : detail::RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
-    s = detail::adopt_csr(nrows, ncols, std::move(ro_h), std::move(ci_h), std::move(v_h), va.type, Device::cpu());
+    RawBuffer v_h = dev.is_cpu() ? std::move(vbuf) : RawBuffer::borrow(nullptr, vbuf.bytes(), Device::cpu(), va.owner);
+    s = lib::adopt_csr(nrows, ncols, std::move(ro_h), std::move(ci_h), std::move(v_h), va.type, Device::cpu());
     if (!dev.is_cpu()) {
       s.device = dev;
       s.row_offsets = std::move(rov.values);
@@ -247,22 +258,22 @@ detail::SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& 
     s.col_indices = std::move(civ.values);
     s.values = std::move(vbuf);
   }
-  if (copy) s = detail::SparseStorage(s);
+  if (copy) s = SparseStorage(s);
   return s;
 }
 
-detail::SparseStorage coo_from_views(Index nrows, Index ncols, const ArrayView& r, const ArrayView& c,
-                                     const ArrayView& v, Duplicates dup, Device device) {
+SparseStorage coo_from_views(Index nrows, Index ncols, const ArrayView& r, const ArrayView& c, const ArrayView& v,
+                             Duplicates dup, Device device) {
   for (const ArrayView* a : {&r, &c, &v})
     if (!a->device.is_cpu()) throw DeviceMismatch("Matrix.from_coo: the tuples must be host arrays");
   if (r.type != TypeId::int64 || c.type != TypeId::int64)
     throw DomainMismatch("Matrix.from_coo: rows and cols must be int64");
-  detail::RawBuffer rb = buffer_from_view(r, "rows"), cb = buffer_from_view(c, "cols"), vb = buffer_from_view(v, "values");
+  RawBuffer rb = buffer_from_view(r, "rows"), cb = buffer_from_view(c, "cols"), vb = buffer_from_view(v, "values");
   const Index count = r.shape[0];
   if (c.shape[0] != count || v.shape[0] != count)
     throw DimensionMismatch("Matrix.from_coo: rows, cols and values differ in length (" + std::to_string(count) + ", " +
                             std::to_string(c.shape[0]) + ", " + std::to_string(v.shape[0]) + ")");
-  return detail::build_csr(nrows, ncols, rb.as<Index>(), cb.as<Index>(), vb.data(), count, v.type, dup, device);
+  return lib::build_csr(nrows, ncols, rb.as<Index>(), cb.as<Index>(), vb.data(), count, v.type, dup, device);
 }
 
 }  // namespace geblas::python::checks

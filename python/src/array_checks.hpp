@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "geblas/detail/storage.hpp"
-#include "geblas/sparse_matrix.hpp"
+#include "internal.hpp"
 
 namespace geblas::python::checks {
 
@@ -36,6 +35,12 @@ struct DLTensor {
   std::int64_t* strides;  // in elements; null means compact row-major
   std::uint64_t byte_offset;
 };
+// What a "dltensor" capsule holds: the tensor and how its producer frees it.
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor* self);
+};
 
 // A borrowed n-dimensional array; `owner` keeps the producer's memory alive.
 struct ArrayView {
@@ -48,6 +53,18 @@ struct ArrayView {
   std::shared_ptr<void> owner;
 };
 
+// The types geblas stores, in the library's order: TypeId's enumerators, counted through
+// to_string (which names each one and answers "?" past the last), so that no list here
+// repeats them.
+inline constexpr int stored_type_count = [] {
+  int k = 0;
+  while (to_string(static_cast<TypeId>(k)) != "?") ++k;
+  return k;
+}();
+constexpr TypeId stored_type(int k) { return static_cast<TypeId>(k); }
+// "bool, int32, ..." for messages.
+std::string stored_type_names();
+
 // More dimensions than any producer uses (NumPy allows 64): a larger ndim is a corrupt tensor.
 inline constexpr int max_ndim = 64;
 
@@ -56,6 +73,8 @@ inline constexpr int max_ndim = 64;
 TypeId type_from_numpy(char kind, std::int64_t itemsize, char byteorder, const std::string& dtype_name,
                        const std::string& what);
 TypeId type_from_dlpack(DLDataType t, const std::string& what);
+// The DLPack dtype of a stored type, as geblas exports it (type_from_dlpack inverts it).
+DLDataType dlpack_dtype(TypeId t);
 
 // The view of a NumPy array's memory: its shape and strides in bytes (as NumPy gives them).
 ArrayView numpy_view(void* data, TypeId type, bool writable, int ndim, const std::int64_t* shape,
@@ -70,17 +89,17 @@ std::size_t byte_count(const ArrayView& v, const std::string& what);
 
 // The same memory as a dense matrix (2-D, C or Fortran order), a dense vector or a
 // buffer (1-D, contiguous); anything else is an error naming `what`, never a copy.
-detail::DenseStorage dense_from_view(const ArrayView& v, const std::string& what);
-detail::VectorStorage vector_from_view(const ArrayView& v, const std::string& what);
-detail::RawBuffer buffer_from_view(const ArrayView& v, const std::string& what);
+DenseStorage dense_from_view(const ArrayView& v, const std::string& what);
+VectorStorage vector_from_view(const ArrayView& v, const std::string& what);
+RawBuffer buffer_from_view(const ArrayView& v, const std::string& what);
 
 // Matrix.from_csr over the three arrays (one device; int32 or int64 indices, which are
 // range-checked before narrowing; validate: adopt_csr's full check, on host copies for
 // device arrays; copy: the matrix owns copies).
-detail::SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& indptr, const ArrayView& indices,
-                                     const ArrayView& values, bool validate, bool copy);
+SparseStorage csr_from_views(Index nrows, Index ncols, const ArrayView& indptr, const ArrayView& indices,
+                             const ArrayView& values, bool validate, bool copy);
 // Matrix.from_coo over host int64 rows and cols and any values, built on `device`.
-detail::SparseStorage coo_from_views(Index nrows, Index ncols, const ArrayView& rows, const ArrayView& cols,
-                                     const ArrayView& values, Duplicates dup, Device device);
+SparseStorage coo_from_views(Index nrows, Index ncols, const ArrayView& rows, const ArrayView& cols,
+                             const ArrayView& values, Duplicates dup, Device device);
 
 }  // namespace geblas::python::checks

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <string>
 
-#include "geblas/detail/stream_state.hpp"
 #include "geblas/device.hpp"
 #include "geblas/error.hpp"
 #include "geblas/stream.hpp"
@@ -15,14 +14,9 @@
 namespace geblas::python {
 
 TypeId type_from_name(const std::string& name) {
-  static const std::pair<const char*, TypeId> names[] = {{"bool", TypeId::boolean},     {"int32", TypeId::int32},
-                                                         {"int64", TypeId::int64},      {"float32", TypeId::float32},
-                                                         {"float64", TypeId::float64},  {"float16", TypeId::float16},
-                                                         {"bfloat16", TypeId::bfloat16}};
-  for (const auto& [n, t] : names)
-    if (name == n) return t;
-  throw DomainMismatch("geblas: dtype '" + name +
-                       "' is not stored by geblas (bool, int32, int64, float16, bfloat16, float32, float64)");
+  for (int k = 0; k < checks::stored_type_count; ++k)
+    if (name == to_string(checks::stored_type(k))) return checks::stored_type(k);
+  throw DomainMismatch("geblas: dtype '" + name + "' is not stored by geblas (" + checks::stored_type_names() + ")");
 }
 
 Device device_from_name(const std::string& name) {
@@ -48,68 +42,20 @@ std::shared_ptr<void> keep_alive(py::object obj) {
   });
 }
 
-TypeId type_from_numpy(const py::dtype& dt, const std::string& what) {
-  if (dt.byteorder() == '>')
-    throw DomainMismatch("geblas: " + what + " has big-endian values; convert it to native order");
-  const char kind = dt.kind();
-  const auto size = dt.itemsize();
-  if (kind == 'b' && size == 1) return TypeId::boolean;
-  if (kind == 'i' && size == 4) return TypeId::int32;
-  if (kind == 'i' && size == 8) return TypeId::int64;
-  if (kind == 'f' && size == 2) return TypeId::float16;
-  if (kind == 'f' && size == 4) return TypeId::float32;
-  if (kind == 'f' && size == 8) return TypeId::float64;
-  throw DomainMismatch("geblas: " + what + " has dtype " + dt.attr("name").cast<std::string>() +
-                       ", which geblas does not store (bool, int32, int64, float16, float32, float64; "
-                       "bfloat16 through DLPack)");
-}
-
-TypeId type_from_dlpack(DLDataType t, const std::string& what) {
-  if (t.lanes == 1) {
-    if (t.code == 6 && t.bits == 8) return TypeId::boolean;
-    if (t.code == 0 && t.bits == 32) return TypeId::int32;
-    if (t.code == 0 && t.bits == 64) return TypeId::int64;
-    if (t.code == 2 && t.bits == 16) return TypeId::float16;
-    if (t.code == 2 && t.bits == 32) return TypeId::float32;
-    if (t.code == 2 && t.bits == 64) return TypeId::float64;
-    if (t.code == 4 && t.bits == 16) return TypeId::bfloat16;
+TypeId numpy_type(const py::dtype& dt, const std::string& what) {
+  try {
+    return checks::type_from_numpy(dt.kind(), dt.itemsize(), dt.byteorder(), {}, what);
+  } catch (const DomainMismatch&) {
+    // The dtype's name takes a Python call: asked for only when the message needs it.
+    return checks::type_from_numpy(dt.kind(), dt.itemsize(), dt.byteorder(), py::str(dt.attr("name")), what);
   }
-  throw DomainMismatch(
-      "geblas: " + what + " has DLPack dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
-      " bits, " + std::to_string(t.lanes) +
-      " lanes), which geblas does not store (bool, int32, int64, float16, bfloat16, float32, float64)");
-}
-
-DLDataType dlpack_type(TypeId t) {
-  switch (t) {
-    case TypeId::boolean: return {6, 8, 1};
-    case TypeId::int32: return {0, 32, 1};
-    case TypeId::int64: return {0, 64, 1};
-    case TypeId::float16: return {2, 16, 1};
-    case TypeId::float32: return {2, 32, 1};
-    case TypeId::float64: return {2, 64, 1};
-    case TypeId::bfloat16: return {4, 16, 1};
-  }
-  return {2, 32, 1};
 }
 
 ArrayView view_numpy(const py::array& a, const std::string& what) {
-  ArrayView v;
-  v.type = type_from_numpy(a.dtype(), what);
-  v.device = Device::cpu();
-  v.data = const_cast<void*>(a.data());
-  v.writable = a.writeable();
-  const auto item = static_cast<std::int64_t>(a.itemsize());
-  for (py::ssize_t d = 0; d < a.ndim(); ++d) {
-    v.shape.push_back(static_cast<std::int64_t>(a.shape(d)));
-    const auto stride = static_cast<std::int64_t>(a.strides(d));
-    // A stride that is no multiple of the element (a view into a record array) cannot be
-    // expressed in elements; such an array is not contiguous anyway.
-    if (stride % item != 0)
-      throw InvalidValue("geblas: " + what + " has a stride of " + std::to_string(stride) +
-                         " bytes, not a multiple of its element size; pass a contiguous array");
-    v.strides.push_back(stride / item);
-  }
+  const TypeId type = numpy_type(a.dtype(), what);
+  const std::vector<std::int64_t> shape(a.shape(), a.shape() + a.ndim()), strides(a.strides(), a.strides() + a.ndim());
+  ArrayView v = checks::numpy_view(const_cast<void*>(a.data()), type, a.writeable(), static_cast<int>(a.ndim()),
+                                   shape.data(), strides.data(), a.itemsize(), what);
   v.owner = keep_alive(a);
   return v;
 }
@@ -118,36 +64,19 @@ ArrayView view_numpy(const py::array& a, const std::string& what) {
 // directly: torch.utils.dlpack.to_dlpack skips the Python-level checks of
 // Tensor.__dlpack__, a few microseconds of every geblas.torch call).
 ArrayView view_capsule(py::handle capsule, const std::string& what) {
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  auto* managed = static_cast<checks::DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (!managed) throw py::error_already_set();
   // From here on geblas owns the tensor: mark the capsule used so that its destructor
-  // does not free it too (the DLPack protocol).
+  // does not free it too (the DLPack protocol). A tensor the checks refuse is freed
+  // with the owner.
   PyCapsule_SetName(capsule.ptr(), "used_dltensor");
   std::shared_ptr<void> owner(managed, [](void* p) {
-    auto* m = static_cast<DLManagedTensor*>(p);
+    auto* m = static_cast<checks::DLManagedTensor*>(p);
     if (!m->deleter || !Py_IsInitialized()) return;
     py::gil_scoped_acquire gil;  // producers such as NumPy release Python objects here
     m->deleter(m);
   });
-  const DLTensor& t = managed->dl_tensor;
-  ArrayView v;
-  v.owner = owner;
-  switch (t.device.device_type) {
-    case 1: v.device = Device::cpu(); break;
-    case 2: v.device = Device::cuda(t.device.device_id); break;
-    default:
-      throw InvalidValue("geblas: " + what + " lives on DLPack device type " + std::to_string(t.device.device_type) +
-                         "; geblas takes CPU (1) and CUDA (2) memory");
-  }
-  v.type = type_from_dlpack(t.dtype, what);
-  v.data = static_cast<char*>(t.data) + t.byte_offset;
-  std::int64_t compact = 1;
-  v.shape.assign(t.shape, t.shape + t.ndim);
-  v.strides.assign(static_cast<std::size_t>(t.ndim), 0);
-  for (int d = t.ndim - 1; d >= 0; --d) {
-    v.strides[static_cast<std::size_t>(d)] = t.strides ? t.strides[d] : compact;
-    compact *= t.shape[d];
-  }
-  return v;
+  return checks::dlpack_view(managed->dl_tensor, std::move(owner), what);
 }
 
 ArrayView view_dlpack(py::handle obj, const std::string& what) {
@@ -155,33 +84,6 @@ ArrayView view_dlpack(py::handle obj, const std::string& what) {
   if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
     throw InvalidValue("geblas: " + what + ".__dlpack__() did not return an unused 'dltensor' capsule");
   return view_capsule(capsule, what);
-}
-
-// Contiguous in the given order, ignoring the strides of dimensions of size 1 (which
-// NumPy and torch set freely).
-bool contiguous(const ArrayView& v, bool row_major) {
-  std::int64_t expected = 1;
-  const auto n = static_cast<int>(v.shape.size());
-  for (int k = 0; k < n; ++k) {
-    const int d = row_major ? n - 1 - k : k;
-    const auto size = v.shape[static_cast<std::size_t>(d)];
-    if (size == 0) return true;
-    if (size != 1 && v.strides[static_cast<std::size_t>(d)] != expected) return false;
-    expected *= size;
-  }
-  return true;
-}
-
-std::string shape_string(const std::vector<std::int64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-std::size_t element_count(const ArrayView& v) {
-  std::size_t n = 1;
-  for (auto s : v.shape) n *= static_cast<std::size_t>(s);
-  return n;
 }
 
 }  // namespace
@@ -202,51 +104,9 @@ ArrayView view_of(py::handle obj, const std::string& what) {
                      std::string(py::str(py::type::handle_of(obj).attr("__name__"))) + ")");
 }
 
-detail::DenseStorage dense_from_view(const ArrayView& v, const std::string& what) {
-  if (v.shape.size() != 2)
-    throw DimensionMismatch("geblas: " + what + " must be 2-dimensional, has shape " + shape_string(v.shape));
-  const bool row = contiguous(v, true), col = !row && contiguous(v, false);
-  if (!row && !col)
-    throw InvalidValue("geblas: " + what + " of shape " + shape_string(v.shape) + " is not contiguous (strides " +
-                       shape_string(v.strides) +
-                       " elements); geblas uses arrays in place and makes no hidden copy: pass a C- or "
-                       "Fortran-contiguous array (numpy.ascontiguousarray, tensor.contiguous())");
-  detail::check_dimensions(v.shape[0], v.shape[1], what.c_str());
-  detail::DenseStorage s;
-  s.nrows = v.shape[0];
-  s.ncols = v.shape[1];
-  s.layout = row ? Layout::row_major : Layout::col_major;
-  s.ld = row ? s.ncols : s.nrows;
-  s.type = v.type;
-  s.device = v.device;
-  s.data = detail::RawBuffer::borrow(v.data, element_count(v) * size_of(v.type), v.device, v.owner);
-  return s;
-}
-
-detail::RawBuffer buffer_from_view(const ArrayView& v, const std::string& what) {
-  if (v.shape.size() != 1)
-    throw DimensionMismatch("geblas: " + what + " must be 1-dimensional, has shape " + shape_string(v.shape));
-  if (!contiguous(v, true))
-    throw InvalidValue("geblas: " + what + " is not contiguous (stride " + std::to_string(v.strides[0]) +
-                       "); geblas uses arrays in place and makes no hidden copy: pass a contiguous array");
-  return detail::RawBuffer::borrow(v.data, element_count(v) * size_of(v.type), v.device, v.owner);
-}
-
-detail::VectorStorage vector_from_view(const ArrayView& v, const std::string& what) {
-  detail::VectorStorage s;
-  s.values = buffer_from_view(v, what);
-  detail::check_dimensions(v.shape[0], 1, what.c_str());
-  s.size = s.nvals = v.shape[0];
-  s.dense = true;
-  s.type = v.type;
-  s.device = v.device;
-  return s;
-}
-
 // --- export ----------------------------------------------------------------------------
 
-Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape,
-                   std::vector<std::int64_t> strides)
+Exported::Exported(RawBuffer buffer, TypeId type, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides)
     : buffer_(std::move(buffer)),
       type_(type),
       device_(buffer_.device()),
@@ -257,7 +117,7 @@ Exported::Exported(detail::RawBuffer buffer, TypeId type, std::vector<std::int64
 
 void Exported::note_stream() { stream_ = device_.is_cuda() ? cuda::current_stream(device_) : nullptr; }
 
-Exported Exported::from_dense(detail::DenseStorage s) {
+Exported Exported::from_dense(DenseStorage s) {
   std::vector<std::int64_t> strides =
       s.layout == Layout::row_major ? std::vector<std::int64_t>{s.ld, 1} : std::vector<std::int64_t>{1, s.ld};
   const Device dev = s.device;
@@ -267,7 +127,7 @@ Exported Exported::from_dense(detail::DenseStorage s) {
   return e;
 }
 
-Exported Exported::from_vector(detail::VectorStorage s) {
+Exported Exported::from_vector(VectorStorage s) {
   if (!s.dense) throw InvalidValue("geblas: internal: exporting a sparse vector as an array");
   const Device dev = s.device;
   Exported e(std::move(s.values), s.type, {s.size}, {1});
@@ -309,9 +169,9 @@ py::object Exported::numpy(py::object self) {
 
 namespace {
 struct ExportContext {
-  detail::RawBuffer buffer;
+  RawBuffer buffer;
   std::vector<std::int64_t> shape, strides;
-  DLManagedTensor managed{};
+  checks::DLManagedTensor managed{};
   // The consumer's stream, when it named one: the consumer frees the tensor (the deleter)
   // as soon as its last reference goes, while its kernels that read it may still be queued
   // on that stream, so the free waits for them.
@@ -319,12 +179,12 @@ struct ExportContext {
   void* consumer = nullptr;
 };
 
-void release(DLManagedTensor* m) noexcept {
+void release(checks::DLManagedTensor* m) noexcept {
   auto* ctx = static_cast<ExportContext*>(m->manager_ctx);
   const Device d = ctx->buffer.device();
   if (ctx->consumer_known && d.is_cuda() && ctx->buffer.data()) {
     try {
-      detail::cuda_stream_wait(d.ordinal(), cuda::current_stream(d), ctx->consumer);
+      lib::cuda_stream_wait(d.ordinal(), cuda::current_stream(d), ctx->consumer);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "geblas: DLPack deleter on %s: %s\n", d.str().c_str(), e.what());
     }
@@ -352,15 +212,15 @@ py::object Exported::dlpack(py::object stream) {
       if (handle == 1) handle = 0;
     }
     consumer = reinterpret_cast<void*>(handle);  // NOLINT(performance-no-int-to-ptr): DLPack passes handles as integers
-    detail::cuda_stream_wait(device_.ordinal(), consumer, stream_);
+    lib::cuda_stream_wait(device_.ordinal(), consumer, stream_);
   }
   auto* ctx = new ExportContext{std::move(buffer_), shape_, strides_, {}, ordered, consumer};
   exported_ = true;
-  DLTensor& t = ctx->managed.dl_tensor;
+  checks::DLTensor& t = ctx->managed.dl_tensor;
   t.data = ctx->buffer.data();
-  t.device = device_.is_cpu() ? DLDevice{1, 0} : DLDevice{2, device_.ordinal()};
+  t.device = device_.is_cpu() ? checks::DLDevice{1, 0} : checks::DLDevice{2, device_.ordinal()};
   t.ndim = static_cast<std::int32_t>(ctx->shape.size());
-  t.dtype = dlpack_type(type_);
+  t.dtype = checks::dlpack_dtype(type_);
   t.shape = ctx->shape.data();
   t.strides = ctx->strides.data();
   t.byte_offset = 0;
@@ -369,7 +229,7 @@ py::object Exported::dlpack(py::object stream) {
   PyObject* cap = PyCapsule_New(&ctx->managed, "dltensor", [](PyObject* c) {
     // A capsule nobody consumed still owns its tensor.
     if (PyCapsule_IsValid(c, "dltensor")) {
-      auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"));
+      auto* m = static_cast<checks::DLManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"));
       if (m && m->deleter) m->deleter(m);
     }
   });

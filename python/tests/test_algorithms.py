@@ -71,7 +71,13 @@ def test_personalized_pagerank(rng):
     np.testing.assert_allclose(R[:, 0], r, atol=1e-8)
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int32", "float32", "float64"])
+# The stored types every operation computes on, and the storage-only ones (16-bit), from
+# the library's table.
+COMPUTED = [name for name, _, every_operation in geblas._geblas._TYPE_TABLE if every_operation]
+STORAGE_ONLY = [name for name, _, every_operation in geblas._geblas._TYPE_TABLE if not every_operation]
+
+
+@pytest.mark.parametrize("dtype", COMPUTED)
 def test_bfs(rng, dtype):
     S = sp.csr_array(sp.random(150, 150, density=0.015, format="csr", random_state=rng))
     A = geblas.Matrix.from_scipy(S, dtype=dtype)
@@ -90,6 +96,18 @@ def test_bfs(rng, dtype):
     assert multi.shape == (150, 3)
     for k, s in enumerate([0, 3, 7]):
         np.testing.assert_array_equal(multi[:, k], bfs_levels_reference(S, s))
+
+
+@pytest.mark.parametrize("dtype", STORAGE_ONLY)
+def test_algorithms_refuse_the_storage_types(rng, dtype):
+    A = geblas.Matrix.from_scipy(sp.csr_array(sp.random(20, 20, density=0.1, format="csr", random_state=rng)))
+    A = A.astype(dtype)
+    assert A.dtype == dtype
+    for call in (lambda: geblas.bfs(A, 0), lambda: geblas.sssp(A, 0), lambda: geblas.pagerank(A),
+                 lambda: geblas.connected_components(A), lambda: geblas.triangle_count(A)):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert isinstance(e.value, geblas.DomainMismatch) and f"A is {dtype}" in str(e.value), str(e.value)
 
 
 def test_sssp(rng):

@@ -6,7 +6,26 @@ import scipy.sparse as sp
 
 import geblas
 
-DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+# The library's stored types that SciPy holds too; the others, and why they are left out.
+NOT_IN_SCIPY = {"float16": "scipy.sparse has no float16 matrices", "bfloat16": "NumPy has no bfloat16"}
+DTYPES = [t for t in geblas.TYPES if t not in NOT_IN_SCIPY]
+
+
+def test_types_come_from_the_library():
+    assert set(NOT_IN_SCIPY) <= set(geblas.TYPES)
+    assert [row[0] for row in geblas._geblas._TYPE_TABLE] == list(geblas.TYPES)
+    for name, size, every_operation in geblas._geblas._TYPE_TABLE:
+        # each name is a dtype geblas takes, of the size it says
+        assert geblas.Matrix(2, 3, dtype=name).dtype == name
+        assert geblas.Vector(4, dtype=name).dtype == name
+        if name != "bfloat16":
+            assert np.dtype(name).itemsize == size, name
+        # the 16-bit floating types are storage types (docs/TYPES.md), the rest computed on
+        assert every_operation == (name not in ("float16", "bfloat16")), name
+    with pytest.raises(TypeError) as e:
+        geblas.Matrix(2, 2, dtype="complex64")
+    assert isinstance(e.value, geblas.DomainMismatch)
+    assert all(t in str(e.value) for t in geblas.TYPES), str(e.value)
 
 
 def random_scipy(rng, m, n, density, dtype):

@@ -5,18 +5,22 @@ import scipy.sparse as sp
 
 import geblas
 
-# semiring name -> (add ufunc, multiply, identity for float)
-SEMIRINGS = {
-    "plus_times": (np.add, np.multiply, 0.0),
-    "max_times": (np.maximum, np.multiply, -np.inf),
-    "min_plus": (np.minimum, np.add, np.inf),
-    "max_plus": (np.maximum, np.add, -np.inf),
-    "min_times": (np.minimum, np.multiply, np.inf),
-    "max_min": (np.maximum, np.minimum, -np.inf),
-    "min_max": (np.minimum, np.maximum, np.inf),
-    "plus_pair": (np.add, lambda a, b: np.ones_like(a * b), 0.0),
-    "min_second": (np.minimum, lambda a, b: b + 0 * a, np.inf),
-    "plus_second": (np.add, lambda a, b: b + 0 * a, 0.0),
+# NumPy references of the add monoids (ufunc, identity for float) and multiply operators
+# that the library's semirings are made of; the semirings themselves come from the
+# library's one table (name, add, multiply, types), so a semiring added there is swept
+# here as soon as its operators have a reference.
+ADD = {
+    "plus": (np.add, 0.0),
+    "max": (np.maximum, -np.inf),
+    "min": (np.minimum, np.inf),
+}
+MUL = {
+    "times": np.multiply,
+    "plus": np.add,
+    "min": np.minimum,
+    "max": np.maximum,
+    "pair": lambda a, b: np.ones_like(a * b),
+    "second": lambda a, b: b + 0 * a,
 }
 
 # The library's semirings that the float sweep below does not take, and the test that
@@ -26,8 +30,19 @@ CHECKED_APART = {
     "any_second": "test_mxm_any_second_picks_a_neighbour (any one of the terms)",
 }
 
+# semiring name -> (add ufunc, multiply, identity for float)
+SEMIRINGS = {name: (ADD[add][0], MUL[mul], ADD[add][1])
+             for name, add, mul, _ in geblas._geblas._SEMIRING_TABLE
+             if name not in CHECKED_APART and add in ADD and mul in MUL}
+
 
 def test_every_library_semiring_has_a_reference():
+    assert [row[0] for row in geblas._geblas._SEMIRING_TABLE] == list(geblas.SEMIRINGS)
+    for name, add, mul, types in geblas._geblas._SEMIRING_TABLE:
+        if name in CHECKED_APART:
+            continue
+        assert add in ADD and mul in MUL, f"{name}: no NumPy reference for its add '{add}' or multiply '{mul}'"
+        assert {"float32", "float64"} <= set(types), f"{name} is swept in float but computes on {types}"
     assert set(geblas.SEMIRINGS) == set(SEMIRINGS) | set(CHECKED_APART)
     assert not set(SEMIRINGS) & set(CHECKED_APART)
 
