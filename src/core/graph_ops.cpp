@@ -116,6 +116,7 @@ PageRankIterations::PageRankIterations(const SparseStorage& At, bool weighted, c
   if (!(tolerance >= 0)) throw InvalidValue(std::string(op) + ": tolerance must be >= 0");
   const Backend& be = backend_for(device_);
   entry_ = required(graph_of(be) ? be.graph->pagerank_iterate : nullptr, op, device_);
+  backend_name_ = be.name;
   for (int s = 0; s < 2; ++s) {
     x_[s] = make_dense_vector(n, At.type, device_);
     xs_[s] = make_dense_vector(n, At.type, device_);
@@ -137,7 +138,9 @@ PageRankBatch PageRankIterations::run(int current, int count) {
   if ((current != 0 && current != 1) || count < 0)
     throw InvalidValue("pagerank iterations: a batch runs count >= 0 iterations from slot 0 or 1, got count " +
                        std::to_string(count) + " from slot " + std::to_string(current));
+  begin_dispatch("pagerank iterations", backend_name_);
   PageRankBatch b = entry_(args_, current, count);
+  end_dispatch();
   args_.initialise = false;
   return b;
 }
@@ -285,7 +288,9 @@ SsspStats sssp_distances(const SparseStorage& A, Index source, double delta, Vec
   run.source = source;
   run.distances = distances.values.data();
   run.delta = delta;
+  begin_dispatch(op, be.name);
   entry(run);
+  end_dispatch();
   return {run.rounds, run.edges_relaxed};
 }
 
@@ -325,15 +330,17 @@ TriangleStats count_triangles(const SparseStorage& A) {
 
 SparseStorage diagonal_scaled(const SparseStorage& A, TypeId type, const VectorStorage* row,
                               const VectorStorage* col, bool pattern_only, bool unit_diagonal) {
-  const char* op = "scale (diag(row) A diag(col))";
+  const char* op = "diagonal_scaled";
   if (!pattern_only) check_type(op, "A", A.type, type);
   if (row) check_dense_vector(op, "the row scaling", *row, A.nrows, type, A.device);
   if (col) check_dense_vector(op, "the column scaling", *col, A.ncols, type, A.device);
   const Backend& be = backend_for(A.device);
   const auto entry = required(graph_of(be) ? be.graph->scale_sparse : nullptr, op, A.device);
   SparseStorage T;
+  begin_dispatch(op, be.name);
   entry(T, A, type, row ? row->values.data() : nullptr, col ? col->values.data() : nullptr, pattern_only,
         unit_diagonal);
+  end_dispatch();
   return T;
 }
 

@@ -3,9 +3,10 @@
 // public operations reach the backend table. Each takes geblas storage (the matrix, and
 // the typed, device-tagged buffers it writes), checks shapes, types, devices and vertex
 // ids, and throws the library's usual errors naming the operation and the argument
-// before any backend code runs; only then does it hand the entry its pointers. The
-// checks are host comparisons of a few integers, done once per call: none of them runs
-// inside a traversal's levels or between PageRank iterations of a batch.
+// before any backend code runs; only then does it hand the entry its pointers, and it
+// records the call in the dispatch trace (core/trace.hpp) under the name given below.
+// The checks are host comparisons of a few integers, done once per call: none of them
+// runs inside a traversal's levels or between PageRank iterations of a batch.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,8 @@ class GEBLAS_API PageRankIterations {
                      const VectorStorage* teleport, double teleport_uniform, const VectorStorage* start,
                      double start_uniform, double tolerance);
   // Runs up to `count` iterations from slot `current` (the entry's contract: see
-  // GraphKernels::pagerank_iterate). The storage must not move between batches.
+  // GraphKernels::pagerank_iterate), recorded as "pagerank iterations". The inputs
+  // given to the constructor must stay alive and unchanged until the last batch.
   PageRankBatch run(int current, int count);
   // The iterate in `slot`, moved out: the iterations end with it.
   VectorStorage take_iterate(int slot);
@@ -47,6 +49,7 @@ class GEBLAS_API PageRankIterations {
   PageRankIterate args_;
   VectorStorage x_[2], xs_[2];
   Device device_;
+  const char* backend_name_ = nullptr;
   PageRankBatch (*entry_)(const PageRankIterate&, int, int) = nullptr;
 };
 
@@ -92,6 +95,7 @@ GEBLAS_API BfsManyStats bfs_many_levels(const SparseStorage& A, const std::vecto
 // ---- single-source shortest paths with weights >= 0 (see SsspRun). A: n x n, float or
 // double; distances: dense, n values of A's type on its device. delta: the bucket
 // width, finite and > 0. The weights' signs are the caller's to check (a pass over A).
+// Records the dispatch as "sssp".
 struct SsspStats {
   int rounds = 0;
   double edges_relaxed = 0;
@@ -117,7 +121,8 @@ GEBLAS_API TriangleStats count_triangles(const SparseStorage& A);
 
 // ---- T = diag(row) * A * diag(col) on A's pattern (see GraphKernels::scale_sparse),
 // of `type`: A's own, or any type with pattern_only. row / col: null (all ones) or dense
-// vectors of `type` with A.nrows / A.ncols values on A's device.
+// vectors of `type` with A.nrows / A.ncols values on A's device. Records the dispatch
+// as "diagonal_scaled".
 GEBLAS_API SparseStorage diagonal_scaled(const SparseStorage& A, TypeId type, const VectorStorage* row,
                                          const VectorStorage* col, bool pattern_only, bool unit_diagonal);
 
