@@ -7,6 +7,7 @@
 #include <cmath>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
@@ -87,12 +88,12 @@ int direction_code(algo::BfsDirection d) {
   throw InvalidValue("bfs: unknown direction " + std::to_string(static_cast<int>(d)));
 }
 
-BfsStats stats_of(const BfsRun& run) {
+BfsStats stats_of(BfsRun& run) {
   BfsStats s;
   s.depth = run.depth;
   s.reached = run.reached;
   s.edges_examined = run.edges_examined;
-  s.level_sizes = run.level_sizes;
+  s.level_sizes = std::move(run.level_sizes);
   return s;
 }
 
