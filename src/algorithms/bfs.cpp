@@ -4,9 +4,9 @@
 // frontier and the push/pull choice on the device, so a road graph's thousand levels
 // cost no host round trip each.
 //
-// On the host an automatic BFS is handed A' only when it is already cached (see
-// in_edges); without it the backend pulls through A itself when A's pattern is
-// symmetric, and builds A' only for a matrix traversed again that wants to pull.
+// On the host an automatic BFS is handed A' only when it is already cached; without it the backend pulls through A itself when A's pattern is
+// symmetric, and builds A' only for a matrix traversed again that wants to pull
+// (core/graph_ops.cpp, bfs_in_edges).
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
 // and select() keeps the reached entries. Many sources: where the backend has a
@@ -24,8 +24,7 @@
 #include <string>
 #include <utility>
 
-#include "core/backend.hpp"
-#include "core/derived_cache.hpp"
+#include "core/graph_ops.hpp"
 #include "core/trace.hpp"
 #include "geblas/operations/select.hpp"
 
@@ -46,31 +45,6 @@ void check_source(Index v, Index n) {
                            std::to_string(n) + ")");
 }
 
-using BfsEntry = void (*)(geblas::detail::BfsRun&);
-
-BfsEntry bfs_entry(Device dev) {
-  const geblas::detail::Backend& b = geblas::detail::backend_for(dev);
-  return geblas::detail::required(b.graph ? b.graph->bfs : nullptr, "bfs", dev);
-}
-
-// A' for the pull steps, cached with A. On the host, building A' (a scatter over every
-// entry) can cost more than pulling saves in one traversal (push reads each entry at
-// most once), so an automatic BFS is handed A' there only when it is already cached (a
-// forced pull, PageRank or vxm on A built it) and the backend decides the rest (a
-// symmetric pattern pulls through A; a directed one builds A' on the second
-// traversal that wants to pull); a GPU builds A' in a few SpMV times and always gets it.
-std::shared_ptr<const geblas::detail::SparseStorage> in_edges(const geblas::detail::SparseStorage& A,
-                                                               BfsDirection direction) {
-  if (A.device.is_cpu() && direction == BfsDirection::automatic) {
-    geblas::detail::DerivedCache* cache = A.derived.get();
-    std::lock_guard<std::mutex> lock(cache->mutex);
-    const auto it = cache->entries.find("transpose");  // cached_transpose's key
-    if (it == cache->entries.end()) return nullptr;
-    return std::static_pointer_cast<const geblas::detail::SparseStorage>(it->second);
-  }
-  return geblas::detail::cached_transpose(A);
-}
-
 // n uninitialised vertex ids on `dev` (the traversal writes every entry): make_dense_vector
 // would zero them first, a pass that costs as much as a road graph's whole traversal.
 geblas::detail::VectorStorage vertex_array(Index n, Device dev) {
@@ -84,30 +58,41 @@ geblas::detail::VectorStorage vertex_array(Index n, Device dev) {
   return v;
 }
 
-// The traversals of many sources. On a GPU one after another: each fills the device, and
-// its level loop never leaves it. On the host one per thread: the sources share nothing
-// but A (and A'), and most of a traversal's levels are below the size at which it forks
-// threads itself, so a thread per source keeps every core busy where splitting each
-// level keeps one (the levels' own parallel regions then run on their thread alone). An
-// exception in a traversal (memory) is rethrown after the others end.
-void traverse_all(std::vector<geblas::detail::BfsRun>& runs, BfsEntry run_bfs, Device dev) {
-  const auto k = static_cast<std::int64_t>(runs.size());
-  if (!dev.is_cpu() || k < 2) {
-    for (auto& run : runs) run_bfs(run);
-    return;
+// The traversals of many sources, source c into column c. On a GPU one after another:
+// each fills the device, and its level loop never leaves it. On the host one per thread:
+// the sources share nothing but A (and A'), and most of a traversal's levels are below
+// the size at which it forks threads itself, so a thread per source keeps every core busy
+// where splitting each level keeps one (the levels' own parallel regions then run on
+// their thread alone). An exception in a traversal (memory) is rethrown after the others
+// end.
+std::vector<geblas::detail::BfsStats> traverse_all(const geblas::detail::SparseStorage& A,
+                                                   const geblas::detail::SparseStorage* At,
+                                                   const std::vector<Index>& sources, BfsDirection direction,
+                                                   geblas::detail::DenseStorage& levels,
+                                                   geblas::detail::DenseStorage& parents) {
+  const auto k = static_cast<std::int64_t>(sources.size());
+  std::vector<geblas::detail::BfsStats> stats(static_cast<std::size_t>(k));
+  const auto one = [&](std::int64_t c) {
+    stats[static_cast<std::size_t>(c)] = geblas::detail::bfs_levels_column(
+        A, At, sources[static_cast<std::size_t>(c)], direction, levels, parents, c);
+  };
+  if (!A.device.is_cpu() || k < 2) {
+    for (std::int64_t c = 0; c < k; ++c) one(c);
+    return stats;
   }
   std::exception_ptr failure;
   std::mutex failure_mutex;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < k; ++c) {
     try {
-      run_bfs(runs[static_cast<std::size_t>(c)]);
+      one(c);
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mutex);
       if (!failure) failure = std::current_exception();
     }
   }
   if (failure) std::rethrow_exception(failure);
+  return stats;
 }
 
 // n x k vertex ids, column-major, uninitialised, for the many-source traversals (each
@@ -125,35 +110,14 @@ geblas::detail::DenseStorage vertex_columns(Index n, Index k, Device dev) {
   return d;
 }
 
-int direction_code(BfsDirection d) {
-  switch (d) {
-    case BfsDirection::push: return 1;
-    case BfsDirection::pull: return 2;
-    case BfsDirection::automatic: break;
-  }
-  return 0;
-}
-
 BfsResult single(const geblas::detail::SparseStorage& A, Index source, const BfsOptions& o) {
   require_square(A.nrows, A.ncols);
   const Index n = A.nrows;
   check_source(source, n);
   const Device dev = A.device;
-  const auto run_bfs = bfs_entry(dev);
-  const auto At = in_edges(A, o.direction);
   geblas::detail::VectorStorage levels = vertex_array(n, dev);
   geblas::detail::VectorStorage parents = vertex_array(n, dev);
-  geblas::detail::BfsRun run;
-  run.A = &A;
-  run.At = At.get();
-  run.source = source;
-  run.direction = direction_code(o.direction);
-  run.levels = levels.values.as<V>();
-  run.parents = parents.values.as<V>();
-  const char* backend_name = geblas::detail::backend_for(dev).name;
-  geblas::detail::begin_dispatch("bfs", backend_name);
-  run_bfs(run);
-  const DispatchRecord traversal = geblas::detail::current_dispatch();
+  const geblas::detail::BfsStats run = geblas::detail::bfs_levels(A, source, o.direction, levels, parents);
 
   BfsResult res;
   res.depth = run.depth;
@@ -162,12 +126,8 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   res.parents = Vector<V>(n, dev);
   select(res.levels, Vector<V>(std::move(levels)), selectop::value_ge<V>{0});
   select(res.parents, Vector<V>(std::move(parents)), selectop::value_ge<V>{0});
-  // The traversal's record is written again after the selects' own, so that it is the
-  // thread's last record when bfs returns.
-  DispatchRecord& rec = geblas::detail::begin_dispatch("bfs", backend_name);
-  rec.variant = traversal.variant;
-  rec.reason = traversal.reason;
-  geblas::detail::end_dispatch();
+  // The traversal's record is the thread's last again when bfs returns, not the selects'.
+  geblas::detail::restore_dispatch(run.record);
   if (o.on_iteration)
     for (std::size_t d = 0; d < run.level_sizes.size(); ++d)
       o.on_iteration(static_cast<int>(d + 1), static_cast<double>(run.level_sizes[d]));
@@ -178,22 +138,8 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
 void traverse_each(const geblas::detail::SparseStorage& A, const std::vector<Index>& sources, const BfsOptions& o,
                    geblas::detail::DenseStorage& levels, geblas::detail::DenseStorage& parents, MultiBfsResult& res,
                    std::vector<double>& reached_per_level) {
-  const Index k = static_cast<Index>(sources.size());
-  const Device dev = A.device;
-  const auto run_bfs = bfs_entry(dev);
-  const auto At = in_edges(A, o.direction);
-  std::vector<geblas::detail::BfsRun> runs(static_cast<std::size_t>(k));
-  for (Index c = 0; c < k; ++c) {
-    geblas::detail::BfsRun& run = runs[static_cast<std::size_t>(c)];
-    run.A = &A;
-    run.At = At.get();
-    run.source = sources[static_cast<std::size_t>(c)];
-    run.direction = direction_code(o.direction);
-    run.levels = levels.data.as<V>() + c * levels.ld;
-    run.parents = parents.data.as<V>() + c * parents.ld;
-  }
-  traverse_all(runs, run_bfs, dev);
-  for (const geblas::detail::BfsRun& run : runs) {
+  const auto At = geblas::detail::bfs_in_edges(A, o.direction);
+  for (const geblas::detail::BfsStats& run : traverse_all(A, At.get(), sources, o.direction, levels, parents)) {
     res.depth = std::max(res.depth, run.depth);
     res.edges_examined += run.edges_examined;
     if (reached_per_level.size() < run.level_sizes.size()) reached_per_level.resize(run.level_sizes.size(), 0);
@@ -213,17 +159,8 @@ MultiBfsResult multi(const geblas::detail::SparseStorage& A, const std::vector<I
   geblas::detail::DenseStorage parents = vertex_columns(n, k, dev);
   MultiBfsResult res;
   std::vector<double> reached_per_level;
-  const geblas::detail::GraphKernels* kernels = geblas::detail::backend_for(dev).graph;
-  if (kernels && kernels->bfs_many) {
-    // One traversal for all the sources (pull only: the results do not depend on the
-    // direction).
-    const auto At = geblas::detail::cached_transpose(A);
-    geblas::detail::BfsManyRun run;
-    run.At = At.get();
-    run.sources.assign(sources.begin(), sources.end());
-    run.levels = levels.data.as<V>();
-    run.parents = parents.data.as<V>();
-    kernels->bfs_many(run);
+  if (geblas::detail::has_bfs_many(dev)) {
+    geblas::detail::BfsManyStats run = geblas::detail::bfs_many_levels(A, sources, levels, parents);
     res.depth = run.depth;
     res.edges_examined = run.edges_examined;
     reached_per_level = std::move(run.reached_per_level);

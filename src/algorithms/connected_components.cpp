@@ -10,8 +10,7 @@
 #include "geblas/algorithms/connected_components.hpp"
 
 #include "algorithms/checks.hpp"
-#include "core/backend.hpp"
-#include "core/trace.hpp"
+#include "core/graph_ops.hpp"
 
 namespace geblas::algo {
 namespace {
@@ -20,17 +19,9 @@ template <class T>
 ComponentsResult components(const SparseMatrix<T>& A, const ComponentsOptions& o) {
   detail::require_square("connected_components", A.nrows(), A.ncols());
   const Device dev = A.device();
-  const auto& be = geblas::detail::backend_for(dev);
-  auto entry = geblas::detail::required(be.graph ? be.graph->connected_components : nullptr,
-                                        "connected_components", dev);
   ComponentsResult res;
   res.labels = Vector<VertexId>(geblas::detail::make_dense_vector(A.nrows(), type_id<VertexId>, dev));
-  geblas::detail::ComponentsRun run;
-  run.A = &A.storage();
-  run.labels = res.labels.storage().values.template as<VertexId>();
-  geblas::detail::begin_dispatch("connected_components", be.name);
-  entry(run);
-  geblas::detail::end_dispatch();
+  const geblas::detail::ComponentsStats run = geblas::detail::component_labels(A.storage(), res.labels.storage());
   res.count = run.count;
   res.rounds = run.rounds;
   // One pass: the progress measure is the number of vertices the pass relabelled.

@@ -8,6 +8,7 @@
 
 #include "geblas/dense_matrix.hpp"
 #include "geblas/monoid.hpp"
+#include "geblas/operations/assign.hpp"
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/reduce.hpp"
 #include "geblas/operations/transpose.hpp"
@@ -25,18 +26,12 @@ namespace geblas::algo::detail {
 template <class T>
 class ColumnSums {
  public:
-  // The 1 x n row of ones is made on the device: a dense vector of ones turned sparse
-  // gives its column indices 0, 1, ..., n - 1; only the two row offsets come from here.
+  // The 1 x n row of ones is made on the device, by one assign of the scalar 1 to every
+  // position: nothing of size n crosses from the host.
   ColumnSums(Index n, Index k, Device device) : k_(k) {
     if (k_ == 1) return;
-    geblas::detail::VectorStorage ones = Vector<T>(n, device).densified(T{1}).sparsified().storage();
-    geblas::detail::SparseStorage row = geblas::detail::make_sparse(1, n, type_id<T>, device);
-    const Index offsets[2] = {0, n};
-    geblas::detail::copy_bytes(row.row_offsets.data(), device, offsets, Device::cpu(), sizeof offsets);
-    row.nvals = n;
-    row.col_indices = std::move(ones.indices);
-    row.values = std::move(ones.values);
-    ones_ = SparseMatrix<T>(std::move(row));
+    ones_ = SparseMatrix<T>(1, n, device);
+    assign(ones_, T{1}, IndexList::all(), IndexList::all());
     sums_ = DenseMatrix<T>(1, k, device);
   }
 

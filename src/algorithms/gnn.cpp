@@ -10,8 +10,8 @@
 #include <string>
 
 #include "algorithms/checks.hpp"
-#include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/graph_ops.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/mxm.hpp"
 #include "geblas/operations/reduce.hpp"
@@ -25,17 +25,11 @@ using geblas::detail::SparseStorage;
 // The key of the GraphSAGE mean matrix in A's derived cache.
 constexpr const char* sage_mean_key = "algo:sage_mean";
 
-auto scale_entry(Device dev) {
-  const auto& be = geblas::detail::backend_for(dev);
-  return geblas::detail::required(be.graph ? be.graph->scale_sparse : nullptr, "scale_sparse", dev);
-}
-
 // A's pattern (with its missing diagonal added when `unit_diagonal`) holding ones.
 template <class T>
 SparseMatrix<T> ones_pattern(const SparseMatrix<T>& A, bool unit_diagonal) {
-  SparseStorage P;
-  scale_entry(A.device())(P, A.storage(), type_id<T>, nullptr, nullptr, /*pattern_only=*/true, unit_diagonal);
-  return SparseMatrix<T>(std::move(P));
+  return SparseMatrix<T>(geblas::detail::diagonal_scaled(A.storage(), type_id<T>, nullptr, nullptr,
+                                                         /*pattern_only=*/true, unit_diagonal));
 }
 
 // f(row length) for every row of the ones matrix P, as a dense vector on P's device.
@@ -57,10 +51,9 @@ SparseMatrix<T> gcn_normalize_impl(const SparseMatrix<T>& A) {
   const Vector<T> root = row_lengths_then(with_self, unop::sqrt<T>{});
   Vector<T> inv_root(geblas::detail::make_dense_vector(A.nrows(), type_id<T>, A.device()));
   apply(inv_root, root, unop::minv<T>{});
-  const void* d = inv_root.storage().values.data();
-  SparseStorage H;
-  scale_entry(A.device())(H, with_self.storage(), type_id<T>, d, d, /*pattern_only=*/true, /*unit_diagonal=*/false);
-  return SparseMatrix<T>(std::move(H));
+  const geblas::detail::VectorStorage& d = inv_root.storage();
+  return SparseMatrix<T>(geblas::detail::diagonal_scaled(with_self.storage(), type_id<T>, &d, &d,
+                                                         /*pattern_only=*/true, /*unit_diagonal=*/false));
 }
 
 void check_shapes(const char* name, Index an, Index am, Index yr, Index yc, Index xr, Index xc) {
@@ -77,10 +70,8 @@ void sage_mean_impl(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatr
   const auto mean = geblas::detail::derived<SparseMatrix<T>>(A.storage(), sage_mean_key, [&] {
     // 1 / out-degree per row; an isolated row's 1/0 is never read, its row being empty.
     const Vector<T> inv_degree = row_lengths_then(ones_pattern(A, false), unop::minv<T>{});
-    SparseStorage M;
-    scale_entry(A.device())(M, A.storage(), type_id<T>, inv_degree.storage().values.data(), nullptr,
-                            /*pattern_only=*/true, /*unit_diagonal=*/false);
-    return SparseMatrix<T>(std::move(M));
+    return SparseMatrix<T>(geblas::detail::diagonal_scaled(A.storage(), type_id<T>, &inv_degree.storage(), nullptr,
+                                                           /*pattern_only=*/true, /*unit_diagonal=*/false));
   });
   mxm(Y, *mean, X, semiring::plus_times<T>{});  // an empty row gives plus's identity, 0
 }

@@ -26,8 +26,8 @@
 #include "algorithms/checks.hpp"
 #include "algorithms/dense_steps.hpp"
 #include "algorithms/pagerank_loop.hpp"
-#include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/graph_ops.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/ewise.hpp"
 #include "geblas/operations/mxm.hpp"
@@ -113,11 +113,7 @@ std::shared_ptr<const SparseStorage> damped_transition_transposed(const SparseMa
   const std::string key = std::string("algo:pagerank:transition:") + (o.weighted ? "w:" : "u:") + std::to_string(o.damping);
   return geblas::detail::derived<SparseStorage>(A.storage(), key, [&] {
     const auto At = geblas::detail::cached_transpose(A.storage());
-    SparseStorage P;
-    geblas::detail::required(geblas::detail::backend_for(A.device()).graph->scale_sparse, "pagerank transition",
-                             A.device())(P, *At, type_id<T>, nullptr, scale.values.data(), !o.weighted,
-                                         /*unit_diagonal=*/false);
-    return P;
+    return geblas::detail::diagonal_scaled(*At, type_id<T>, nullptr, &scale, !o.weighted, /*unit_diagonal=*/false);
   });
 }
 
@@ -177,52 +173,34 @@ DenseMatrix<T> normalise_columns(const DenseMatrix<T>& X, detail::ColumnSums<T>&
 // One teleport distribution through the backend's fused iterations. `teleport` is the
 // dense distribution v, or null for the uniform one. Everything a second call on the
 // same A and options can reuse (A', d / out) comes from A's cache; the iterates are
-// plain device buffers that the backend initialises with its first batch, so a call
-// costs a handful of operations besides its iterations.
+// device buffers of the iterations (core/graph_ops.hpp), which the backend initialises
+// with its first batch, so a call costs a handful of operations besides its iterations.
 template <class T>
 Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T>* teleport, const PageRankOptions& o,
                       int& iterations, bool& converged, double& delta) {
   const Index n = A.nrows();
   const Device dev = A.device();
-  const auto& kernels = *geblas::detail::backend_for(dev).graph;
   const auto At = geblas::detail::cached_transpose(A.storage());
   const auto scale = damped_scale(name, A, o);
-  VectorStorage x[2] = {dense_buffer<T>(n, dev), dense_buffer<T>(n, dev)};
-  VectorStorage xs[2] = {dense_buffer<T>(n, dev), dense_buffer<T>(n, dev)};
   Vector<T> tele_term;
   if (teleport) {
     tele_term = filled<T>(n, T(0), dev);
     apply(tele_term, *teleport, binop::times<T>{}, static_cast<T>(1.0 - o.damping));
   }
-  geblas::detail::PageRankIterate args;
-  args.At = At.get();
-  args.weighted = o.weighted;
-  args.scale = scale->values.data();
-  args.teleport = teleport ? tele_term.storage().values.data() : nullptr;
-  args.teleport_uniform = (1.0 - o.damping) / static_cast<double>(n);
-  for (int s = 0; s < 2; ++s) {
-    args.x[s] = x[s].values.data();
-    args.xs[s] = xs[s].values.data();
-  }
-  args.tolerance = o.tolerance;
   // The first batch starts from v: x0 = v, xs0 = v .* scale.
-  args.initialise = true;
-  args.start = teleport ? teleport->storage().values.data() : nullptr;
-  args.start_uniform = 1.0 / static_cast<double>(n);
-  const auto run = geblas::detail::required(kernels.pagerank_iterate, "pagerank iterations", dev);
+  geblas::detail::PageRankIterations iterate(*At, o.weighted, *scale, teleport ? &tele_term.storage() : nullptr,
+                                             (1.0 - o.damping) / static_cast<double>(n),
+                                             teleport ? &teleport->storage() : nullptr, 1.0 / static_cast<double>(n),
+                                             o.tolerance);
   const detail::PageRankLoop loop = detail::pagerank_loop(
-      [&](int from, int count) {
-        geblas::detail::PageRankBatch b = run(args, from, count);
-        args.initialise = false;
-        return b;
-      },
-      0, o.max_iterations, o.tolerance, o.on_iteration);
+      [&](int from, int count) { return iterate.run(from, count); }, 0, o.max_iterations, o.tolerance,
+      o.on_iteration);
   iterations = loop.iterations;
   converged = loop.converged;
   delta = loop.delta;
   const int current = loop.current;
   // The ranks as a distribution.
-  const Vector<T> last(std::move(x[current]));
+  const Vector<T> last(iterate.take_iterate(current));
   const double sum = static_cast<double>(reduce(last, monoid::plus<T>{}));
   check_rank_sum(name, sum);
   Vector<T> ranks(dense_buffer<T>(n, dev));

@@ -24,8 +24,8 @@
 #include <utility>
 
 #include "algorithms/bellman_ford_loop.hpp"
-#include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "core/graph_ops.hpp"
 #include "geblas/operations/apply.hpp"
 #include "geblas/operations/assign.hpp"
 #include "geblas/operations/ewise.hpp"
@@ -178,21 +178,16 @@ SsspResult<T> single(const SparseMatrix<T>& A, Index source, const SsspOptions& 
   const double total = check_weights(A, o);
   if (o.allow_negative) return bellman_ford(A, source, o);
   const Device dev = A.device();
-  const geblas::detail::Backend& b = geblas::detail::backend_for(dev);
-  const auto entry = geblas::detail::required(b.graph ? b.graph->sssp : nullptr, "sssp", dev);
   geblas::detail::VectorStorage d = geblas::detail::make_dense_vector(n, type_id<T>, dev);
-  geblas::detail::SsspRun run;
-  run.A = &A.storage();
-  run.source = source;
-  run.distances = d.values.data();
   const double nnz = static_cast<double>(A.nvals());
   const double mean = nnz > 0 ? total / nnz : 0;
   const double width = dev.is_cpu() ? SsspPolicy::cpu_width : SsspPolicy::gpu_width;
   const double delta = nnz > 0 ? width * mean * static_cast<double>(n) / nnz : 0;
   // Any positive width gives the right distances; all-zero weights (delta 0) take 1 and
   // an overflowing sum (infinite weights) the type's largest value.
-  run.delta = delta > 0 ? (std::isfinite(delta) ? delta : static_cast<double>(std::numeric_limits<T>::max())) : 1.0;
-  entry(run);
+  const geblas::detail::SsspStats run = geblas::detail::sssp_distances(
+      A.storage(), source,
+      delta > 0 ? (std::isfinite(delta) ? delta : static_cast<double>(std::numeric_limits<T>::max())) : 1.0, d);
   SsspResult<T> res;
   res.distances = Vector<T>(std::move(d));
   res.rounds = run.rounds;

@@ -6,8 +6,7 @@
 #include "geblas/algorithms/triangle_count.hpp"
 
 #include "algorithms/checks.hpp"
-#include "core/backend.hpp"
-#include "core/trace.hpp"
+#include "core/graph_ops.hpp"
 
 namespace geblas::algo {
 namespace {
@@ -15,15 +14,7 @@ namespace {
 template <class T>
 std::int64_t count(const SparseMatrix<T>& A) {
   detail::require_square("triangle_count", A.nrows(), A.ncols());
-  const Device dev = A.device();
-  const auto& be = geblas::detail::backend_for(dev);
-  auto entry = geblas::detail::required(be.graph ? be.graph->triangle_count : nullptr, "triangle_count", dev);
-  geblas::detail::begin_dispatch("triangle_count", be.name);
-  geblas::detail::TriangleCountRun run;
-  run.A = &A.storage();
-  entry(run);
-  geblas::detail::end_dispatch();
-  return run.triangles;
+  return geblas::detail::count_triangles(A.storage()).triangles;
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ DispatchRecord& begin_dispatch(const char* operation, const char* backend) {
   return t_record;
 }
 DispatchRecord& current_dispatch() { return t_record; }
+void restore_dispatch(const DispatchRecord& record) { t_record = record; }
 void end_dispatch() {
   if (!trace_enabled()) return;
   // Bytes moved between host and device while the operation ran (by any thread: the

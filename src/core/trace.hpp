@@ -13,5 +13,9 @@ DispatchRecord& begin_dispatch(const char* operation, const char* backend);
 DispatchRecord& current_dispatch();
 // Prints the record when tracing is on.
 void end_dispatch();
+// Makes `record` the calling thread's last one again, without printing it: for an
+// operation whose own steps (the packaging of its result) ran after the step that
+// names the path it took.
+void restore_dispatch(const DispatchRecord& record);
 
 }  // namespace geblas::detail
