@@ -1,5 +1,5 @@
 // bench_spgemm: times the sparse x sparse product C = A*A and the masked C<A> = A*A'
-// (plus_times) in geblas against SuiteSparse:GraphBLAS's GrB_mxm (GrB_DEFAULT descriptor,
+// (plus_times, and min_plus with --semirings) in geblas against SuiteSparse:GraphBLAS's GrB_mxm (GrB_DEFAULT descriptor,
 // GrB_DESC_T1 for A', SuiteSparse's thread count set to geblas's: GxB_NTHREADS), on the
 // shared graphs and on generated R-MAT and uniform ones, in float and double. The two
 // libraries are timed in turn, run by run, so that both see the same state of a shared
@@ -13,7 +13,8 @@
 //
 // usage: bench_spgemm [--graphs luxembourg_osm,...] [--generated rmat:14:16,uniform:100000:800000]
 //                     [--types float,double] [--runs 5] [--threads 2] [--products plain,masked]
-//                     [--device cpu] [--variant gustavson|hash|dense|dot]
+//                     [--device cpu] [--variant gustavson|hash|dense|esc|dot[+one_pass|+two_pass]]
+//                     [--semirings plus_times,min_plus]
 #include <omp.h>
 
 #include <algorithm>
@@ -144,10 +145,18 @@ std::string compare(const Csr<T>& got, const Csr<T>& want) {
   return "";
 }
 
-// One product to time: C = A*A ("plain") or C<A> = A*A' ("masked").
+// The semirings both libraries are timed on (--semirings).
+template <class T>
+GrB_Semiring grb_semiring(const std::string& name) {
+  constexpr bool f = std::is_same_v<T, float>;
+  if (name == "min_plus") return f ? GrB_MIN_PLUS_SEMIRING_FP32 : GrB_MIN_PLUS_SEMIRING_FP64;
+  return Grb<T>::plus_times();
+}
+
+// One product to time: C = A*A ("plain") or C<A> = A*A' ("masked"), over `semiring`.
 template <class T>
 struct Problem {
-  std::string graph, product;
+  std::string graph, product, semiring;
   const geblas::SparseMatrix<T>* A;
   GrB_Matrix Ag;
 };
@@ -175,7 +184,8 @@ std::vector<Impl<T>> implementations(geblas::SparseMatrix<T>& Cg, GrB_Matrix& Cs
                        o.mask = geblas::Mask(*p.A);
                        o.transpose_b = true;
                      }
-                     geblas::mxm(Cg, *p.A, *p.A, geblas::semiring::plus_times<T>{}, o);
+                     if (p.semiring == "min_plus") geblas::mxm(Cg, *p.A, *p.A, geblas::semiring::min_plus<T>{}, o);
+                     else geblas::mxm(Cg, *p.A, *p.A, geblas::semiring::plus_times<T>{}, o);
                    },
                    [&] { return csr_of(Cg); }});
   impls.push_back({"suitesparse",
@@ -185,9 +195,9 @@ std::vector<Impl<T>> implementations(geblas::SparseMatrix<T>& Cg, GrB_Matrix& Cs
                      GRB_CHECK(GrB_Matrix_nrows(&n, p.Ag));
                      GRB_CHECK(GrB_Matrix_new(&Cs, Grb<T>::type(), n, n));
                      if (p.product == "masked")
-                       GRB_CHECK(GrB_mxm(Cs, p.Ag, nullptr, Grb<T>::plus_times(), p.Ag, p.Ag, GrB_DESC_T1));
+                       GRB_CHECK(GrB_mxm(Cs, p.Ag, nullptr, grb_semiring<T>(p.semiring), p.Ag, p.Ag, GrB_DESC_T1));
                      else
-                       GRB_CHECK(GrB_mxm(Cs, nullptr, nullptr, Grb<T>::plus_times(), p.Ag, p.Ag, nullptr));  // the default descriptor
+                       GRB_CHECK(GrB_mxm(Cs, nullptr, nullptr, grb_semiring<T>(p.semiring), p.Ag, p.Ag, nullptr));  // the default descriptor
                      GRB_CHECK(GrB_Matrix_wait(Cs, GrB_MATERIALIZE));
                    },
                    [&] { return csr_of<T>(Cs); }});
@@ -237,7 +247,7 @@ GrB_Matrix grb_of(const geblas::SparseMatrix<T>& A) {
 }
 
 struct Row {
-  std::string graph, type, product;
+  std::string graph, type, product, semiring;
   Index nnz_a, nnz_c;
   std::vector<double> ms;
   std::string check;
@@ -245,25 +255,26 @@ struct Row {
 
 template <class T>
 void bench_graph(const std::string& name, const geblas::SparseMatrix<float>& G, const std::vector<std::string>& products,
-                 int runs, std::vector<Row>& rows) {
+                 const std::vector<std::string>& semirings, int runs, std::vector<Row>& rows) {
   const geblas::SparseMatrix<T> A = with_values<T>(G);
   GrB_Matrix Ag = grb_of(A);
   geblas::SparseMatrix<T> Cg(1, 1);
   GrB_Matrix Cs = nullptr;
   const auto impls = implementations<T>(Cg, Cs);
+  for (const auto& semiring : semirings)
   for (const auto& product : products) {
     if (product == "masked" && A.nrows() != A.ncols()) continue;
-    const Problem<T> p{name, product, &A, Ag};
+    const Problem<T> p{name, product, semiring, &A, Ag};
     const std::vector<double> ms = medians(impls, p, runs);
     const Csr<T> want = impls.back().result();
     std::string check = "ok";
     for (std::size_t q = 0; q + 1 < impls.size(); ++q)
       if (const std::string e = compare(impls[q].result(), want); !e.empty()) check = impls[q].name + " WRONG: " + e;
-    rows.push_back({name, std::is_same_v<T, float> ? "float" : "double", product, A.nvals(),
+    rows.push_back({name, std::is_same_v<T, float> ? "float" : "double", product, semiring, A.nvals(),
                     static_cast<Index>(want.cols.size()), ms, check});
     const Row& r = rows.back();
-    std::printf("%-26s %-6s %-6s %9lld %10lld %10.2f %10.2f %7.2f  %s\n", r.graph.c_str(), r.type.c_str(),
-                r.product.c_str(), static_cast<long long>(r.nnz_a), static_cast<long long>(r.nnz_c), ms[0], ms[1],
+    std::printf("%-26s %-6s %-10s %-6s %9lld %10lld %10.2f %10.2f %7.2f  %s\n", r.graph.c_str(), r.type.c_str(),
+                r.semiring.c_str(), r.product.c_str(), static_cast<long long>(r.nnz_a), static_cast<long long>(r.nnz_c), ms[0], ms[1],
                 ms[0] / ms[1], check.c_str());
     std::fflush(stdout);
   }
@@ -297,6 +308,12 @@ int main(int argc, char** argv) {
   const std::string generated = arg(argc, argv, "--generated", "rmat:14:16,uniform:100000:800000");
   const auto types = gb::split(arg(argc, argv, "--types", "float,double"), ',');
   const auto products = gb::split(arg(argc, argv, "--products", "plain,masked"), ',');
+  const auto semirings = gb::split(arg(argc, argv, "--semirings", "plus_times"), ',');
+  for (const auto& s : semirings)
+    if (s != "plus_times" && s != "min_plus") {
+      std::fprintf(stderr, "bench_spgemm: --semirings %s: this bench has plus_times and min_plus\n", s.c_str());
+      return 2;
+    }
   const int runs = std::max(1, std::atoi(arg(argc, argv, "--runs", "5").c_str()));
   const int threads = std::max(1, std::atoi(arg(argc, argv, "--threads", "2").c_str()));
   const std::string device = arg(argc, argv, "--device", "cpu");
@@ -308,10 +325,10 @@ int main(int argc, char** argv) {
   omp_set_num_threads(threads);
   GrB_init(GrB_NONBLOCKING);
   GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads);  // GxB_set is a C11 _Generic macro
-  std::printf("# bench_spgemm: plus_times, %d threads (geblas: OpenMP; SuiteSparse: GxB_NTHREADS), median of %d "
+  std::printf("# bench_spgemm: %d threads (geblas: OpenMP; SuiteSparse: GxB_NTHREADS), median of %d "
               "runs, the two timed in turn; ratio = geblas / suitesparse (below 1: geblas faster)\n",
               threads, runs);
-  std::printf("%-26s %-6s %-6s %9s %10s %10s %10s %7s  %s\n", "graph", "type", "C", "nnz(A)", "nnz(C)", "geblas_ms",
+  std::printf("%-26s %-6s %-10s %-6s %9s %10s %10s %10s %7s  %s\n", "graph", "type", "semiring", "C", "nnz(A)", "nnz(C)", "geblas_ms",
               "grb_ms", "ratio", "check");
   std::vector<gb::HostGraph> inputs;
   const auto dir = gb::data_dir(GEBLAS_DEFAULT_DATA_DIR);
@@ -328,8 +345,8 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const auto& g : inputs)
     for (const auto& t : types) {
-      if (t == "float") bench_graph<float>(g.name, g.A, products, runs, rows);
-      else if (t == "double") bench_graph<double>(g.name, g.A, products, runs, rows);
+      if (t == "float") bench_graph<float>(g.name, g.A, products, semirings, runs, rows);
+      else if (t == "double") bench_graph<double>(g.name, g.A, products, semirings, runs, rows);
       else std::printf("# unknown type %s\n", t.c_str());
     }
   bool all_ok = true;

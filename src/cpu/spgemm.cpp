@@ -1,12 +1,19 @@
-// Sparse x sparse on the CPU for the built-in semirings, in three passes over the rows of A:
+// Sparse x sparse on the CPU for the built-in semirings, over the rows of A:
 //  1. work: each row's upper bound of products u(i) = sum of |B(k,:)| over A(i,k), which
 //     bins the rows into chunks of about equal work, scheduled dynamically over threads;
-//  2. symbolic: each row's exact number of entries (with the mask applied), so that C is
-//     allocated once, at its exact size, before any value is computed; a size that does
-//     not fit is OutOfMemory here;
-//  3. numeric: each row computed into its place in C, columns sorted.
-// A row accumulates in one of three ways, chosen from u(i) (as SuiteSparse's saxpy3
+//  2. the rows, in one of two ways:
+//     - one pass, when the work is a small share of memory: each chunk is computed once
+//       into a buffer of its bound (a row has at most min(u(i), ncols) entries; untouched
+//       capacity costs address space only), then C is allocated at its exact size and
+//       the chunks are copied into it;
+//     - two passes otherwise: a symbolic pass counts each row's entries (with the mask
+//       applied), C is allocated once at its exact size (a size that does not fit is
+//       OutOfMemory here), and the numeric pass computes each row into its place.
+//     Columns come out sorted either way.
+// A row accumulates in one of four ways, chosen from u(i) (as SuiteSparse's saxpy3
 // chooses between its Gustavson and hash tasks, here per row):
+//  - esc: a row of a few products is expanded into a small array, sorted by column and
+//    compressed (the per-row ESC of GPU SpGEMM);
 //  - dense: an array over C's columns with a per-row stamp (never cleared between rows),
 //    when u(i) is a large enough share of ncols that the array's cache misses pay;
 //  - hash: an open-addressing table of at least twice the row's bound, for the rest;
@@ -16,11 +23,13 @@
 // A sparse mask is a filter: allowed (or, complemented, blocked) columns are marked in
 // the accumulator first, and products outside the mask are dropped before any arithmetic.
 //
-// Memory: the inputs, C itself, B's cached transpose when the dot method may run (kept
-// with B like any transpose geblas derives), and per thread at most
-// (ncols + inner) * (4 + sizeof(T)) bytes of dense arrays plus a hash table of at most
-// 4 * ncols slots of (5 + sizeof(T)) bytes and a mask row of ncols indices (each allocated
-// only when a row needs it).
+// Memory: the inputs, C itself (twice while a one-pass product is copied into it, which
+// runs only when its work is at most 1/8 of physical memory in C's entries), B's cached
+// transpose when the dot method may run (kept with B like any transpose geblas derives),
+// and per thread at most (ncols + inner) * (4 + sizeof(T)) bytes of dense arrays plus a
+// hash table of at most 4 * ncols slots of (5 + sizeof(T)) bytes, a mask row of ncols
+// indices and an esc row's products (8 + sizeof(T) bytes each; each allocated only when
+// a row needs it).
 #include "cpu/spgemm.hpp"
 
 #include <omp.h>
@@ -67,12 +76,21 @@ struct SpgemmPolicy {
   // Total work (products + entries of A) below which the product runs on one thread (not
   // swept; the order of ParallelPolicy's thresholds, so that small products never fork).
   static constexpr Index min_parallel_work = Index{1} << 16;
+  // The product runs in one pass (each chunk into a buffer of its bound, then copied
+  // into C) when its work, in entries of C, is at most this share of physical memory:
+  // the buffers' touched pages are about |C| again, a second C while it is assembled.
+  static constexpr std::size_t one_pass_memory_share = 8;
+  // A row of at most this many products (and no dot products) is expanded, sorted and
+  // compressed in a small array: an insertion sort of a few keys costs less than clearing,
+  // probing and then sorting a hash table, which is most of the time on road networks and
+  // meshes (two to eight products a row).
+  static constexpr Index esc_max_bound = 32;
   // Smallest hash table (slots).
   static constexpr Index min_hash_slots = 16;
 };
 
-enum class Method : std::uint8_t { dense, hash, dot };
-enum class Forced : std::uint8_t { none, dense, hash, dot };
+enum class Method : std::uint8_t { dense, hash, dot, esc };
+enum class Forced : std::uint8_t { none, dense, hash, dot, esc };
 // How the mask reaches a row: not at all, as a list of allowed columns (a sparse mask),
 // as a list of blocked ones (its complement), or as ncols flags (dense and vector masks).
 enum class MaskMode : std::uint8_t { none, allow, block, flags };
@@ -84,11 +102,16 @@ Index saturating_add(Index a, Index b) {
 
 // Throws OutOfMemory when `entries` entries of C (`bytes_each` bytes each) exceed the
 // host's physical memory.
-void check_fits(Index entries, std::size_t bytes_each, const char* how) {
+std::size_t physical_bytes() {
   static const std::size_t physical = [] {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : SIZE_MAX;
   }();
+  return physical;
+}
+
+void check_fits(Index entries, std::size_t bytes_each, const char* how) {
+  const std::size_t physical = physical_bytes();
   const std::size_t bytes = checked_bytes(entries, 1, bytes_each, "mxm(sparse x sparse) on cpu: C");
   if (bytes > physical)
     throw OutOfMemory("mxm(sparse x sparse) on cpu: C has " + std::string(how) + " " + std::to_string(entries) +
@@ -164,12 +187,14 @@ struct Plan {
     if (forced == Forced::dense) return Method::dense;
     if (forced == Forced::hash) return Method::hash;
     if (forced == Forced::dot) return Method::dot;
+    if (forced == Forced::esc) return Method::esc;
     if (mask->mode == MaskMode::allow && bt) {
       const Index ai = a_ro[i + 1] - a_ro[i];
       Index walk = ai;
       for (ColIndex j : listed) walk = saturating_add(walk, dot_walk(ai, bt_ro[j + 1] - bt_ro[j]));
       if (walk / SpgemmPolicy::dot_ratio < u) return Method::dot;
     }
+    if (u <= SpgemmPolicy::esc_max_bound) return Method::esc;
     const Index entries = mask->mode == MaskMode::allow ? std::min<Index>(u, static_cast<Index>(listed.size())) : u;
     return entries >= n / SpgemmPolicy::dense_ratio ? Method::dense : Method::hash;
   }
@@ -190,7 +215,8 @@ struct Scratch {
   std::vector<std::uint8_t> tags;  // 0 empty, 1 allowed, 2 blocked, 3 present
   std::vector<ColIndex> mask_buf;
   std::vector<std::uint8_t> flag_buf;
-  Index rows[3] = {0, 0, 0};  // rows per Method
+  std::vector<std::uint64_t> esc_keys;  // (column << 32) | position of the product
+  Index rows[4] = {0, 0, 0, 0};          // rows per Method
 
   static std::uint32_t next(std::unique_ptr<std::uint32_t[]>& a, std::uint32_t& s, Index width) {
     if (!a) {
@@ -248,6 +274,7 @@ struct RowKernel {
   struct Values {
     std::unique_ptr<T[]> spa, kspa, hash;
     Index hash_size = 0;
+    std::vector<T> esc;  // the products of an esc row, in the order they were formed
   };
 
   static T a_value(const T* v, Index ka) {
@@ -271,13 +298,73 @@ struct RowKernel {
     const Index u = p.bound(i);
     if (u == 0) return 0;
     const Method method = p.choose(i, u, listed);
-    if constexpr (!numeric) ++w.rows[static_cast<int>(method)];
+    ++w.rows[static_cast<int>(method)];
     switch (method) {
       case Method::dot: return dot_row(i, listed, w, val, cols, vals);
       case Method::dense: return dense_row(i, mode, listed, w, val, cols, vals);
       case Method::hash: return hash_row(i, u, mode, listed, w, val, cols, vals);
+      case Method::esc: return esc_row(i, u, mode, listed, w, val, cols, vals);
     }
     return 0;
+  }
+
+  // Expand the row's products, sort them by column (stably: the terms of an entry stay in
+  // k order, as in the other methods), compress each run of one column into an entry.
+  Index esc_row(Index i, Index u, MaskMode mode, std::span<const ColIndex> listed, Scratch& w, Values& val,
+                ColIndex* cols, T* vals) const {
+    if (static_cast<Index>(w.esc_keys.size()) < u) w.esc_keys.resize(static_cast<std::size_t>(u));
+    if constexpr (numeric)
+      if (static_cast<Index>(val.esc.size()) < u) val.esc.resize(static_cast<std::size_t>(u));
+    std::uint64_t* keys = w.esc_keys.data();
+    const std::uint8_t* flags = mode == MaskMode::flags ? w.flag_buf.data() : nullptr;
+    std::uint32_t e = 0;
+    for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1]; ++ka) {
+      const Index k = p.a_ci[ka];
+      [[maybe_unused]] T av{};
+      if constexpr (numeric) av = a_value(a_v, ka);
+      for (Index kb = p.b_ro[k]; kb < p.b_ro[k + 1]; ++kb) {
+        const ColIndex j = p.b_ci[kb];
+        if (flags && !flags[j]) continue;
+        if constexpr (numeric) val.esc[e] = S::mul(av, b_value(b_v, kb));
+        keys[e] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(j)) << 32) | e;
+        ++e;
+      }
+    }
+    if (e <= static_cast<std::uint32_t>(SpgemmPolicy::esc_max_bound)) {
+      for (std::uint32_t q = 1; q < e; ++q) {
+        const std::uint64_t key = keys[q];
+        std::uint32_t r = q;
+        for (; r > 0 && keys[r - 1] > key; --r) keys[r] = keys[r - 1];
+        keys[r] = key;
+      }
+    } else {
+      std::sort(keys, keys + e);  // the positions in the keys make the order stable
+    }
+    const ColIndex* lp = listed.data();
+    const ColIndex* const lend = lp + listed.size();
+    Index count = 0;
+    for (std::uint32_t q = 0; q < e;) {
+      const auto j = static_cast<ColIndex>(keys[q] >> 32);
+      std::uint32_t r = q + 1;
+      while (r < e && static_cast<ColIndex>(keys[r] >> 32) == j) ++r;
+      bool keep = true;
+      if (mode == MaskMode::allow || mode == MaskMode::block) {
+        while (lp < lend && *lp < j) ++lp;
+        const bool is_listed = lp < lend && *lp == j;
+        keep = mode == MaskMode::allow ? is_listed : !is_listed;
+      }
+      if (keep) {
+        if constexpr (numeric) {
+          T acc = first_term_for<S>(val.esc[static_cast<std::uint32_t>(keys[q])]);  // the all-NaN rule
+          for (std::uint32_t t = q + 1; t < r; ++t) acc = S::add(acc, val.esc[static_cast<std::uint32_t>(keys[t])]);
+          cols[count] = j;
+          vals[count] = acc;
+        }
+        ++count;
+      }
+      q = r;
+    }
+    return count;
   }
 
   Index dense_row(Index i, MaskMode mode, std::span<const ColIndex> listed, Scratch& w, Values& val, ColIndex* cols,
@@ -438,19 +525,44 @@ struct RowKernel {
   }
 };
 
-Forced forced_of(std::string_view variant, const MaskSource& mask) {
-  if (variant.empty() || variant == "gustavson") return Forced::none;
-  if (variant == "hash") return Forced::hash;
-  if (variant == "dense") return Forced::dense;
-  if (variant == "dot") {
+// How the rows are laid out in C: chosen from the work (see SpgemmPolicy::one_pass_memory_share),
+// or forced by a "+one_pass" / "+two_pass" suffix of the variant.
+enum class Passes : std::uint8_t { chosen, one, two };
+
+struct Choice {
+  Forced forced = Forced::none;
+  Passes passes = Passes::chosen;
+};
+
+[[noreturn]] void unknown_variant(std::string_view variant) {
+  throw InvalidValue("mxm(sparse x sparse) on cpu: unknown variant '" + std::string(variant) +
+                     "' (the CPU backend has: gustavson (chosen per row), and forcing one accumulator for every "
+                     "row: hash, dense, esc, dot; each may end in +one_pass or +two_pass to force how C is assembled)");
+}
+
+Choice choice_of(std::string_view variant, const MaskSource& mask) {
+  Choice c;
+  std::string_view method = variant;
+  if (const auto plus = variant.find('+'); plus != std::string_view::npos) {
+    const std::string_view passes = variant.substr(plus + 1);
+    if (passes == "one_pass") c.passes = Passes::one;
+    else if (passes == "two_pass") c.passes = Passes::two;
+    else unknown_variant(variant);
+    method = variant.substr(0, plus);
+  }
+  if (method.empty() || method == "gustavson") c.forced = Forced::none;
+  else if (method == "hash") c.forced = Forced::hash;
+  else if (method == "dense") c.forced = Forced::dense;
+  else if (method == "esc") c.forced = Forced::esc;
+  else if (method == "dot") {
     if (mask.mode != MaskMode::allow)
       throw InvalidValue("mxm(sparse x sparse) on cpu: variant 'dot' needs a sparse mask that is not complemented "
                          "(it computes only the entries the mask lists)");
-    return Forced::dot;
+    c.forced = Forced::dot;
+  } else {
+    unknown_variant(variant);
   }
-  throw InvalidValue("mxm(sparse x sparse) on cpu: unknown variant '" + std::string(variant) +
-                     "' (the CPU backend has: gustavson (chosen per row), and forcing one accumulator for every "
-                     "row: hash, dense, dot)");
+  return c;
 }
 
 const char* mask_words(const Mask& m) {
@@ -460,8 +572,9 @@ const char* mask_words(const Mask& m) {
 }
 
 template <class S, class T>
-SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSource& mask, Forced forced,
+SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSource& mask, Choice choice,
                   const Mask& m, DispatchRecord& record) {
+  const Forced forced = choice.forced;
   Plan p;
   p.a_ro = A.row_offsets.as<Index>();
   p.a_ci = A.col_indices.as<ColIndex>();
@@ -535,42 +648,99 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
   const T* b_v = B.values.as<T>();
   const T* bt_v = bt ? bt->values.as<T>() : nullptr;
 
-  // 2. symbolic
-  Index rows[3] = {0, 0, 0};
+  Index rows[4] = {0, 0, 0, 0};
+  ColIndex* ci = nullptr;
+  T* cv = nullptr;
+  const auto allocate_c = [&] {
+    for (Index i = 0; i < p.m; ++i) ro[i + 1] += ro[i];  // each row <= ncols < 2^31: no overflow
+    out.nvals = ro[p.m];
+    check_fits(out.nvals, sizeof(ColIndex) + sizeof(T), "exactly");
+    out.col_indices = RawBuffer(checked_bytes(out.nvals, 1, sizeof(ColIndex), "mxm(sparse x sparse) on cpu: C's columns"),
+                                Device::cpu());
+    out.values = RawBuffer(checked_bytes(out.nvals, 1, sizeof(T), "mxm(sparse x sparse) on cpu: C's values"),
+                           Device::cpu());
+    ci = out.col_indices.as<ColIndex>();
+    cv = out.values.as<T>();
+  };
+  // One pass or two: when every chunk's bound on its entries (its work, and at most
+  // ncols a row) fits in a small share of memory, each chunk is computed once into a
+  // buffer of that bound and copied into C (a copy of |C| entries instead of a second
+  // pass over all products); otherwise a symbolic pass counts each row first and the
+  // numeric pass writes into C directly, so no more than C itself is ever allocated.
+  const bool one_pass = choice.passes == Passes::one ||
+                        (choice.passes == Passes::chosen && work <= static_cast<Index>(physical_bytes() / SpgemmPolicy::one_pass_memory_share /
+                                                   (sizeof(ColIndex) + sizeof(T))));
+  if (one_pass) {
+    check_fits(work, sizeof(ColIndex) + sizeof(T), "a one-pass bound of");
+    // untouched capacity costs address space only: a row writes at most its bound (read
+    // here, before the pass below overwrites ro with each row's count)
+    std::vector<Index> chunk_bound(static_cast<std::size_t>(nchunks));
+    for (Index c = 0; c < nchunks; ++c) {
+      const Index first = chunk_start[c], last = chunk_start[c + 1];
+      chunk_bound[static_cast<std::size_t>(c)] = std::min<Index>(ro[last] - ro[first], (last - first) * p.n);
+    }
+    std::vector<std::unique_ptr<ColIndex[]>> chunk_cols(static_cast<std::size_t>(nchunks));
+    std::vector<std::unique_ptr<T[]>> chunk_vals(static_cast<std::size_t>(nchunks));
 #pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    Scratch w;
-    typename RowKernel<S, T, false>::Values val;
-    const RowKernel<S, T, false> kernel{p, a_v, b_v, bt_v};
+    {
+      Scratch w;
+      typename RowKernel<S, T, true>::Values val;
+      const RowKernel<S, T, true> kernel{p, a_v, b_v, bt_v};
 #pragma omp for schedule(dynamic, 1)
-    for (Index c = 0; c < nchunks; ++c)
-      for (Index i = chunk_start[c]; i < chunk_start[c + 1]; ++i)
-        ro[i + 1] = kernel.row(i, w, val, nullptr, nullptr);
+      for (Index c = 0; c < nchunks; ++c) {
+        const Index first = chunk_start[c], last = chunk_start[c + 1];
+        const auto bound = static_cast<std::size_t>(chunk_bound[static_cast<std::size_t>(c)]);
+        ColIndex* cols = new ColIndex[bound];
+        T* vals = new T[bound];
+        chunk_cols[static_cast<std::size_t>(c)].reset(cols);
+        chunk_vals[static_cast<std::size_t>(c)].reset(vals);
+        Index used = 0;
+        for (Index i = first; i < last; ++i) {
+          const Index count = kernel.row(i, w, val, cols + used, vals + used);
+          used += count;
+          ro[i + 1] = count;
+        }
+      }
 #pragma omp critical
-    for (int q = 0; q < 3; ++q) rows[q] += w.rows[q];
-  }
-  for (Index i = 0; i < p.m; ++i) ro[i + 1] += ro[i];  // each row <= ncols < 2^31: no overflow
-  out.nvals = ro[p.m];
-  check_fits(out.nvals, sizeof(ColIndex) + sizeof(T), "exactly");
-  out.col_indices = RawBuffer(checked_bytes(out.nvals, 1, sizeof(ColIndex), "mxm(sparse x sparse) on cpu: C's columns"),
-                              Device::cpu());
-  out.values = RawBuffer(checked_bytes(out.nvals, 1, sizeof(T), "mxm(sparse x sparse) on cpu: C's values"),
-                         Device::cpu());
-  ColIndex* ci = out.col_indices.as<ColIndex>();
-  T* cv = out.values.as<T>();
-
-  // 3. numeric
+      for (int q = 0; q < 4; ++q) rows[q] += w.rows[q];
+    }
+    allocate_c();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (Index c = 0; c < nchunks; ++c) {
+      const Index first = ro[chunk_start[c]], count = ro[chunk_start[c + 1]] - first;
+      std::copy_n(chunk_cols[static_cast<std::size_t>(c)].get(), count, ci + first);
+      std::copy_n(chunk_vals[static_cast<std::size_t>(c)].get(), count, cv + first);
+      chunk_cols[static_cast<std::size_t>(c)].reset();
+      chunk_vals[static_cast<std::size_t>(c)].reset();
+    }
+  } else {
+    // 2. symbolic
 #pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    Scratch w;
-    typename RowKernel<S, T, true>::Values val;
-    const RowKernel<S, T, true> kernel{p, a_v, b_v, bt_v};
+    {
+      Scratch w;
+      typename RowKernel<S, T, false>::Values val;
+      const RowKernel<S, T, false> kernel{p, a_v, b_v, bt_v};
 #pragma omp for schedule(dynamic, 1)
-    for (Index c = 0; c < nchunks; ++c)
-      for (Index i = chunk_start[c]; i < chunk_start[c + 1]; ++i) kernel.row(i, w, val, ci + ro[i], cv + ro[i]);
+      for (Index c = 0; c < nchunks; ++c)
+        for (Index i = chunk_start[c]; i < chunk_start[c + 1]; ++i)
+          ro[i + 1] = kernel.row(i, w, val, nullptr, nullptr);
+#pragma omp critical
+      for (int q = 0; q < 4; ++q) rows[q] += w.rows[q];
+    }
+    allocate_c();
+    // 3. numeric
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+      Scratch w;
+      typename RowKernel<S, T, true>::Values val;
+      const RowKernel<S, T, true> kernel{p, a_v, b_v, bt_v};
+#pragma omp for schedule(dynamic, 1)
+      for (Index c = 0; c < nchunks; ++c)
+        for (Index i = chunk_start[c]; i < chunk_start[c + 1]; ++i) kernel.row(i, w, val, ci + ro[i], cv + ro[i]);
+    }
   }
   record.reason = std::string(mask_words(m)) + "; rows: " + std::to_string(rows[0]) + " dense, " +
-                  std::to_string(rows[1]) + " hash, " + std::to_string(rows[2]) + " dot; " +
+                  std::to_string(rows[1]) + " hash, " + std::to_string(rows[3]) + " esc, " + std::to_string(rows[2]) + " dot; " + (one_pass ? "one pass; " : "symbolic + numeric; ") +
                   std::to_string(nchunks) + " chunks on " + std::to_string(threads) + " threads";
   return out;
 }
@@ -580,11 +750,11 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
 SparseStorage spgemm_builtin(const SparseStorage& A, const SparseStorage& B, SemiringId s, const Mask& mask,
                              std::string_view variant, DispatchRecord& record) {
   const MaskSource source(mask, B.ncols);
-  const Forced forced = forced_of(variant, source);
-  record.variant = forced == Forced::none ? "gustavson" : std::string(variant);
+  const Choice choice = choice_of(variant, source);
+  record.variant = variant.empty() ? "gustavson" : std::string(variant);
   SparseStorage out;
   visit_type(A.type, [&]<class V>() {
-    with_semiring<V>(s, [&]<class S>() { out = run<S, V>(A, B, source, forced, mask, record); });
+    with_semiring<V>(s, [&]<class S>() { out = run<S, V>(A, B, source, choice, mask, record); });
   });
   return out;
 }

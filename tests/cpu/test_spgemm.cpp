@@ -167,6 +167,9 @@ void run_case(const Operand<T>& A, const Operand<T>& B, MaskCase mc, const Opera
     INFO(what << ", mask " << name_of(mc) << ", variant '" << variant << "', " << s.name << ": " << r.reason);
     CHECK(r.operation == "mxm(sparse x sparse)");
     CHECK(r.variant == (std::string(variant).empty() ? std::string("gustavson") : std::string(variant)));
+    // the passes: forced by the variant's suffix, else one pass (these products are small)
+    const std::string v(variant);
+    CHECK(r.reason.find(v.ends_with("+two_pass") ? "symbolic + numeric;" : "one pass;") != std::string::npos);
     CHECK(compare(C, reference(A, B, s, mc, M)) == "");
   }
 }
@@ -191,18 +194,22 @@ TEMPLATE_TEST_CASE("cpu spgemm: every accumulator and mask kind against the refe
   const auto M = random_operand<T>(m, n, 40, 13, {0, 5}, n / 3, /*zeros=*/true);
   std::uint64_t seed = 0;
   for (MaskCase mc : every_mask)
-    for (const char* variant : {"", "hash", "dense", "dot"}) {
-      ++seed;
-      if (std::string(variant) == "dot" && mc != MaskCase::sparse_value && mc != MaskCase::sparse_structure)
-        continue;
-      run_case<T>(A, B, mc, M, variant, "hub rows, wide output");
-    }
+    for (const char* method : {"", "hash", "dense", "esc", "dot"})
+      for (const char* passes : {"", "+one_pass", "+two_pass"}) {
+        ++seed;
+        if (std::string(method) == "dot" && mc != MaskCase::sparse_value && mc != MaskCase::sparse_structure)
+          continue;
+        const std::string variant = std::string(method) + passes;
+        run_case<T>(A, B, mc, M, variant.c_str(), "hub rows, wide output");
+      }
 }
 
 TEST_CASE("cpu spgemm: the per-row choice runs each accumulator", "[mxm][spgemm][cpu]") {
   const Index m = 120, k = 90, n = 3000;
+  // rows of A of 4 entries over rows of B of 12 (a third of each empty): bounds around
+  // the esc / hash cut; rows holding B's hub row: dense
   const auto A = random_operand<double>(m, k, 4, 21, {0}, k);
-  const auto B = random_operand<double>(k, n, 5, 22, {1}, n / 2);
+  const auto B = random_operand<double>(k, n, 12, 22, {1}, n / 2);
   const auto Am = A.matrix(), Bm = B.matrix();
   SparseMatrix<double> C(m, n);
   mxm(C, Am, Bm, semiring::plus_times<double>{});
@@ -211,6 +218,7 @@ TEST_CASE("cpu spgemm: the per-row choice runs each accumulator", "[mxm][spgemm]
   CHECK(last_dispatch().variant == "gustavson");
   CHECK(rows_of(reason, "dense") > 0);
   CHECK(rows_of(reason, "hash") > 0);
+  CHECK(rows_of(reason, "esc") > 0);
   CHECK(rows_of(reason, "dot") == 0);
   // a mask of one entry per row against rows of thousands of products: dot products
   const Operand<double> diag{m, n, [&] {
