@@ -11,13 +11,14 @@
 #ifndef GEBLAS_GRB_ALGORITHMS_H
 #define GEBLAS_GRB_ALGORITHMS_H
 
-#include <GraphBLAS.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
-extern "C" {
+extern "C" { /* GraphBLAS.h itself has no C++ guard */
 #endif
+
+#include <GraphBLAS.h>
 
 /* A graph and the properties the algorithms read, computed once (as LAGraph caches
  * them with its graph): A(i, j) is an edge from i to j, with weight A(i, j) (FP32). */
@@ -38,6 +39,13 @@ GrB_Info grb_graph_init(grb_graph *G, GrB_Matrix *A);
  * else of A'), as a new graph. */
 GrB_Info grb_graph_symmetrize(grb_graph *S, const grb_graph *G);
 void grb_graph_free(grb_graph *G);
+/* A graph from CSR arrays (row i's edges are col_indices[row_offsets[i] ..
+ * row_offsets[i+1]), with those weights; weights NULL: every weight 1). */
+GrB_Info grb_graph_from_csr(grb_graph *G, GrB_Index n, const int64_t *row_offsets, const int32_t *col_indices,
+                            const float *weights);
+/* A vector's entries written into out[0 .. size), `fill` where it has none. */
+GrB_Info grb_vector_to_dense_int64(int64_t *out, GrB_Vector v, int64_t fill);
+GrB_Info grb_vector_to_dense_fp32(float *out, GrB_Vector v, float fill);
 
 /* Reads a Matrix Market coordinate file (plain or gzip; pattern, integer or real;
  * general or symmetric, mirrored) into an FP32 matrix; pattern entries are 1. */

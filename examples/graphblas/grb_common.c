@@ -73,6 +73,59 @@ done:
   return info;
 }
 
+GrB_Info grb_graph_from_csr(grb_graph *G, GrB_Index n, const int64_t *row_offsets, const int32_t *col_indices,
+                            const float *weights) {
+  GrB_Info info = GrB_SUCCESS;
+  GrB_Matrix A = NULL;
+  GrB_Index *I = NULL, *J = NULL, m = 0;
+  float *X = NULL;
+  if (G) memset(G, 0, sizeof *G);
+  GRB_REQUIRE(G != NULL && row_offsets != NULL && (col_indices != NULL || row_offsets[n] == 0), GrB_NULL_POINTER,
+              "grb_graph_from_csr: no graph or no arrays");
+  m = (GrB_Index)row_offsets[n];
+  I = malloc((m + 1) * sizeof *I);
+  J = malloc((m + 1) * sizeof *J);
+  X = malloc((m + 1) * sizeof *X);
+  GRB_REQUIRE(I && J && X, GrB_OUT_OF_MEMORY, "grb_graph_from_csr: out of memory");
+  for (GrB_Index i = 0; i < n; ++i)
+    for (int64_t e = row_offsets[i]; e < row_offsets[i + 1]; ++e) {
+      GRB_REQUIRE(col_indices[e] >= 0 && (GrB_Index)col_indices[e] < n, GrB_INVALID_INDEX,
+                  "grb_graph_from_csr: a column index is outside [0, n)");
+      I[e] = i, J[e] = (GrB_Index)col_indices[e], X[e] = weights ? weights[e] : 1.0f;
+    }
+  GRB_TRY(GrB_Matrix_new(&A, GrB_FP32, n, n));
+  GRB_TRY(GrB_Matrix_build_FP32(A, I, J, X, m, GrB_PLUS_FP32));
+  GRB_TRY(grb_graph_init(G, &A));
+done:
+  free(I);
+  free(J);
+  free(X);
+  GrB_Matrix_free(&A);
+  return info;
+}
+
+#define GRB_TO_DENSE(NAME, T, SUFFIX)                                                                     \
+  GrB_Info NAME(T *out, GrB_Vector v, T fill) {                                                           \
+    GrB_Info info = GrB_SUCCESS;                                                                          \
+    GrB_Index size = 0, nv = 0, *I = NULL;                                                                \
+    T *X = NULL;                                                                                          \
+    GRB_REQUIRE(out != NULL && v != NULL, GrB_NULL_POINTER, #NAME ": no output or no vector");            \
+    GRB_TRY(GrB_Vector_size(&size, v));                                                                   \
+    GRB_TRY(GrB_Vector_nvals(&nv, v));                                                                    \
+    I = malloc((nv + 1) * sizeof *I);                                                                     \
+    X = malloc((nv + 1) * sizeof *X);                                                                     \
+    GRB_REQUIRE(I && X, GrB_OUT_OF_MEMORY, #NAME ": out of memory");                                      \
+    GRB_TRY(GrB_Vector_extractTuples_##SUFFIX(I, X, &nv, v));                                             \
+    for (GrB_Index k = 0; k < size; ++k) out[k] = fill;                                                   \
+    for (GrB_Index k = 0; k < nv; ++k) out[I[k]] = X[k];                                                  \
+  done:                                                                                                   \
+    free(I);                                                                                              \
+    free(X);                                                                                              \
+    return info;                                                                                          \
+  }
+GRB_TO_DENSE(grb_vector_to_dense_int64, int64_t, INT64)
+GRB_TO_DENSE(grb_vector_to_dense_fp32, float, FP32)
+
 /* ---- Matrix Market ---- */
 
 static int read_line(gzFile f, char *buf, int size) { return gzgets(f, buf, size) != NULL; }
