@@ -4,18 +4,22 @@
  * into light (w <= delta) and heavy (w > delta) matrices; bucket i holds the tentative
  * distances in [i delta, (i+1) delta); its vertices relax their light edges (min.plus
  * products) until the bucket stops changing, then the bucket's settled vertices relax
- * their heavy edges once. Empty buckets are skipped by jumping to the smallest tentative
- * distance past the current bucket. Distances are FP32, +inf where unreachable. */
+ * their heavy edges once. The next bucket is the one of the smallest tentative distance
+ * not yet settled, so empty buckets cost nothing. Distances are FP32, +inf where
+ * unreachable. */
 #include <math.h>
 
 #include "grb_internal.h"
 
-/* r = f' B; then t<r < t> = r, and the improved entries in *m (bool, r's pattern). */
-static GrB_Info relax(GrB_Vector t, GrB_Vector r, GrB_Vector m, GrB_Vector f, GrB_Matrix B, GrB_Index n) {
+/* r = f' B; then t<r < t> = r and pending<r < t> = r, with the improved entries in m
+ * (bool, r's pattern). */
+static GrB_Info relax(GrB_Vector t, GrB_Vector pending, GrB_Vector r, GrB_Vector m, GrB_Vector f, GrB_Matrix B,
+                      GrB_Index n) {
   GrB_Info info = GrB_SUCCESS;
   GRB_TRY(GrB_vxm(r, NULL, NULL, GrB_MIN_PLUS_SEMIRING_FP32, f, B, NULL));
   GRB_TRY(GrB_Vector_eWiseMult_BinaryOp(m, NULL, NULL, GrB_LT_FP32, r, t, NULL));
   GRB_TRY(GrB_Vector_assign(t, m, NULL, r, GrB_ALL, n, NULL));
+  GRB_TRY(GrB_Vector_assign(pending, m, NULL, r, GrB_ALL, n, NULL));
 done:
   return info;
 }
@@ -23,9 +27,8 @@ done:
 GrB_Info grb_sssp(GrB_Vector *distance, const grb_graph *G, GrB_Index source, float delta) {
   GrB_Info info = GrB_SUCCESS;
   GrB_Matrix AL = NULL, AH = NULL;
-  GrB_Vector t = NULL, f = NULL, r = NULL, m = NULL, s = NULL;
-  GrB_Index n = 0, nf = 0;
-  double i = 0; /* the bucket index, as a double: distances reach far past 2^31 deltas only on absurd inputs */
+  GrB_Vector t = NULL, pending = NULL, f = NULL, r = NULL, m = NULL, s = NULL;
+  GrB_Index n = 0, nf = 0, np = 0;
   if (distance) *distance = NULL;
   GRB_REQUIRE(distance != NULL && G != NULL && G->A != NULL, GrB_NULL_POINTER, "grb_sssp: no output or no graph");
   n = G->n;
@@ -38,54 +41,53 @@ GrB_Info grb_sssp(GrB_Vector *distance, const grb_graph *G, GrB_Index source, fl
   GRB_TRY(GrB_Matrix_new(&AH, GrB_FP32, n, n));
   GRB_TRY(GrB_Matrix_select_FP32(AH, NULL, NULL, GrB_VALUEGT_FP32, G->A, delta, NULL));
 
+  /* t: every tentative distance (dense, +inf where unreached); pending: the reached
+     vertices not yet settled, so that finding and emptying a bucket costs what the
+     bucket holds, not n */
   GRB_TRY(GrB_Vector_new(&t, GrB_FP32, n));
   GRB_TRY(GrB_Vector_assign_FP32(t, NULL, NULL, INFINITY, GrB_ALL, n, NULL));
   GRB_TRY(GrB_Vector_setElement_FP32(t, 0, source));
+  GRB_TRY(GrB_Vector_new(&pending, GrB_FP32, n));
+  GRB_TRY(GrB_Vector_setElement_FP32(pending, 0, source));
   GRB_TRY(GrB_Vector_new(&f, GrB_FP32, n));
   GRB_TRY(GrB_Vector_new(&r, GrB_FP32, n));
   GRB_TRY(GrB_Vector_new(&m, GrB_BOOL, n));
   GRB_TRY(GrB_Vector_new(&s, GrB_BOOL, n));
 
   for (;;) {
-    const float lower = (float)(i * delta), upper = (float)((i + 1) * delta);
-    /* bucket i: lower <= t < upper (everything below lower is settled) */
-    GRB_TRY(GrB_Vector_select_FP32(f, NULL, NULL, GrB_VALUEGE_FP32, t, lower, NULL));
-    GRB_TRY(GrB_Vector_select_FP32(f, NULL, NULL, GrB_VALUELT_FP32, f, upper, NULL));
+    float nearest = 0;
+    double i;
+    float upper;
+    GRB_TRY(GrB_Vector_nvals(&np, pending));
+    if (np == 0) break;
+    /* the lowest non-empty bucket: the one of the smallest pending distance. The
+       quotient may round up past a bucket boundary: one bucket back then. */
+    GRB_TRY(GrB_Vector_reduce_FP32(&nearest, NULL, GrB_MIN_MONOID_FP32, pending, NULL));
+    i = floor((double)nearest / delta);
+    if ((float)(i * delta) > nearest) i -= 1;
+    upper = (float)((i + 1) * delta);
+    if (!(nearest < upper)) upper = nextafterf(nearest, INFINITY); /* a boundary that rounds onto `nearest` */
+    GRB_TRY(GrB_Vector_select_FP32(f, NULL, NULL, GrB_VALUELT_FP32, pending, upper, NULL));
     GRB_TRY(GrB_Vector_nvals(&nf, f));
-    if (nf == 0) {
-      /* jump to the bucket of the smallest finite distance past this one, or stop */
-      float next = INFINITY;
-      GRB_TRY(GrB_Vector_select_FP32(f, NULL, NULL, GrB_VALUEGE_FP32, t, upper, NULL));
-      GRB_TRY(GrB_Vector_reduce_FP32(&next, NULL, GrB_MIN_MONOID_FP32, f, NULL));
-      if (!isfinite(next)) break;
-      {
-        /* the bucket whose FP32 bounds hold `next`: the quotient may round up past a
-           boundary (one bucket back), and a boundary may round down onto `next` (the
-           bucket after this one then holds it) */
-        double j = floor((double)next / delta);
-        if ((float)(j * delta) > next) j -= 1;
-        i = j > i + 1 ? j : i + 1;
-      }
-      continue;
-    }
     GRB_TRY(GrB_Vector_clear(s));
     while (nf > 0) {
       GRB_TRY(GrB_Vector_assign_BOOL(s, f, NULL, true, GrB_ALL, n, GrB_DESC_S));
-      GRB_TRY(relax(t, r, m, f, AL, n));
+      GRB_TRY(GrB_Vector_assign(pending, f, NULL, pending, GrB_ALL, n, GrB_DESC_RSC));
+      GRB_TRY(relax(t, pending, r, m, f, AL, n));
       /* the improved vertices that stay in this bucket form the next light frontier */
       GRB_TRY(GrB_Vector_select_FP32(f, m, NULL, GrB_VALUELT_FP32, r, upper, GrB_DESC_R));
       GRB_TRY(GrB_Vector_nvals(&nf, f));
     }
     /* the bucket is settled: its vertices relax their heavy edges once */
-    GRB_TRY(GrB_Vector_assign(f, s, NULL, t, GrB_ALL, n, GrB_DESC_RS));
-    GRB_TRY(relax(t, r, m, f, AH, n));
-    i += 1;
+    GRB_TRY(GrB_Vector_eWiseMult_BinaryOp(f, NULL, NULL, GrB_SECOND_FP32, s, t, NULL));
+    GRB_TRY(relax(t, pending, r, m, f, AH, n));
   }
   *distance = t, t = NULL;
 done:
   GrB_Matrix_free(&AL);
   GrB_Matrix_free(&AH);
   GrB_Vector_free(&t);
+  GrB_Vector_free(&pending);
   GrB_Vector_free(&f);
   GrB_Vector_free(&r);
   GrB_Vector_free(&m);
