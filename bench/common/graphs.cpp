@@ -144,6 +144,51 @@ SparseMatrix<float> rmat_csr(int scale, int edge_factor, std::uint64_t seed) {
   return SparseMatrix<float>::from_csr(n, n, ro, ci, v);
 }
 
+SparseMatrix<float> kronecker_csr(int scale, int edge_factor, std::uint64_t seed) {
+  const SparseMatrix<float> R = rmat_csr(scale, edge_factor, seed);
+  const Index n = R.nrows();
+  const std::vector<Index> ro = R.row_offsets();
+  const std::vector<ColIndex> ci = R.col_indices();
+  std::vector<ColIndex> perm(static_cast<std::size_t>(n));
+  for (Index v = 0; v < n; ++v) perm[static_cast<std::size_t>(v)] = static_cast<ColIndex>(v);
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  // Both directions of every edge but the self-loops, by row (counting sort), then each
+  // row sorted and its duplicates merged.
+  std::vector<Index> start(static_cast<std::size_t>(n + 1), 0);
+  for (Index i = 0; i < n; ++i)
+    for (Index k = ro[static_cast<std::size_t>(i)]; k < ro[static_cast<std::size_t>(i + 1)]; ++k) {
+      const Index j = ci[static_cast<std::size_t>(k)];
+      if (j == i) continue;
+      ++start[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]) + 1];
+      ++start[static_cast<std::size_t>(perm[static_cast<std::size_t>(j)]) + 1];
+    }
+  for (Index v = 0; v < n; ++v) start[static_cast<std::size_t>(v + 1)] += start[static_cast<std::size_t>(v)];
+  std::vector<ColIndex> adj(static_cast<std::size_t>(start[static_cast<std::size_t>(n)]));
+  std::vector<Index> at(start.begin(), start.end() - 1);
+  for (Index i = 0; i < n; ++i)
+    for (Index k = ro[static_cast<std::size_t>(i)]; k < ro[static_cast<std::size_t>(i + 1)]; ++k) {
+      const Index j = ci[static_cast<std::size_t>(k)];
+      if (j == i) continue;
+      const ColIndex a = perm[static_cast<std::size_t>(i)], b = perm[static_cast<std::size_t>(j)];
+      adj[static_cast<std::size_t>(at[static_cast<std::size_t>(a)]++)] = b;
+      adj[static_cast<std::size_t>(at[static_cast<std::size_t>(b)]++)] = a;
+    }
+  std::vector<Index> out_ro(static_cast<std::size_t>(n + 1), 0);
+  std::size_t kept = 0;
+  for (Index v = 0; v < n; ++v) {
+    const auto b = adj.begin() + start[static_cast<std::size_t>(v)];
+    const auto e = adj.begin() + start[static_cast<std::size_t>(v + 1)];
+    std::sort(b, e);
+    const auto last = std::unique(b, e);
+    kept = static_cast<std::size_t>(std::copy(b, last, adj.begin() + static_cast<std::ptrdiff_t>(kept)) - adj.begin());
+    out_ro[static_cast<std::size_t>(v + 1)] = static_cast<Index>(kept);
+  }
+  adj.resize(kept);
+  std::vector<float> ones(kept, 1.0f);
+  return SparseMatrix<float>::from_csr(n, n, out_ro, adj, ones);
+}
+
 std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t first_seed) {
   std::vector<HostGraph> out;
   std::uint64_t seed = first_seed;
@@ -161,8 +206,14 @@ std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t 
       if (scale < 1 || scale > 30 || ef < 1)
         throw InvalidValue("generated graph " + spec + ": scale must be in [1, 30] and edge factor >= 1");
       out.push_back({"rmat-" + f[1] + "-" + f[2], false, rmat_csr(scale, ef, seed)});
+    } else if (f.size() == 3 && f[0] == "kron") {
+      const int scale = std::stoi(f[1]), ef = std::stoi(f[2]);
+      if (scale < 1 || scale > 30 || ef < 1)
+        throw InvalidValue("generated graph " + spec + ": scale must be in [1, 30] and edge factor >= 1");
+      out.push_back({"kron-" + f[1] + "-" + f[2], false, kronecker_csr(scale, ef, seed)});
     } else {
-      throw InvalidValue("generated graph '" + spec + "': expected uniform:ROWS:NNZ or rmat:SCALE:EDGE_FACTOR");
+      throw InvalidValue("generated graph '" + spec +
+                         "': expected uniform:ROWS:NNZ, rmat:SCALE:EDGE_FACTOR or kron:SCALE:EDGE_FACTOR");
     }
   }
   return out;

@@ -33,7 +33,12 @@ SparseMatrix<float> uniform_csr(Index rows, Index nnz, std::uint64_t seed);
 // permuted, so low ids are the hubs.
 SparseMatrix<float> rmat_csr(int scale, int edge_factor, std::uint64_t seed);
 
-// "uniform:ROWS:NNZ,rmat:SCALE:EF,...": the k-th entry (1-based) gets seed first_seed + k,
+// The undirected graph of rmat_csr's edges with the vertex ids randomly permuted, as the
+// GAP Benchmark Suite's Kronecker generator builds it (-g SCALE -k EDGE_FACTOR): both
+// directions of every edge, self-loops dropped, duplicates merged (values 1).
+SparseMatrix<float> kronecker_csr(int scale, int edge_factor, std::uint64_t seed);
+
+// "uniform:ROWS:NNZ,rmat:SCALE:EF,kron:SCALE:EF,...": the k-th entry (1-based) gets seed first_seed + k,
 // the numbering bench_spmm has always used, so that e.g. "uniform:1000000:16000000,
 // rmat:20:16" is the same pair of graphs in both benches. Throws InvalidValue on a bad entry.
 std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t first_seed = 20261123);

@@ -273,3 +273,41 @@ TEST_CASE("bfs on a graph large enough for the parallel levels", "[algo][bfs]") 
   for (auto dir : {algo::BfsDirection::automatic, algo::BfsDirection::push, algo::BfsDirection::pull})
     check_single(g, 0, dir, "large hubs");
 }
+
+TEST_CASE("bfs on the host: push and pull levels in one team, for any thread count", "[algo][bfs]") {
+  if (!algotest::device().is_cpu()) return;  // the host's traversal and its thread teams
+  // 140,000 vertices: the hub levels read more than 2^17 edges and the pull levels visit
+  // more than 2^17 vertices, so they run in a team; the first and last levels are small
+  // and run on the calling thread. A push-only traversal reads exactly the out-edges of
+  // the reached vertices; an automatic one that pulled reads fewer (a pull stops at the
+  // first frontier in-neighbour), and after its pull levels it pushes again (the frontier
+  // converted back from bits to a queue).
+  const int threads_before = get_num_threads();
+  for (const bool symmetric : {true, false}) {
+    const auto g = algotest::hub_graph(140000, 300000, symmetric ? 47 : 48, symmetric);
+    const auto A = algotest::to_matrix<float>(g);
+    (void)algo::bfs(A, 0, {.direction = algo::BfsDirection::pull});  // A' cached: the directed graph pulls too
+    std::vector<double> out_degree(static_cast<std::size_t>(g.n), 0);
+    for (const auto& e : g.edges) out_degree[static_cast<std::size_t>(e.from)] += 1;
+    for (const Index source : {Index{0}, Index{777}, g.n / 2}) {
+      const auto want = oracle::bfs_levels(g, source);
+      double reached_out_edges = 0;
+      for (Index v = 0; v < g.n; ++v)
+        if (want[static_cast<std::size_t>(v)] >= 0) reached_out_edges += out_degree[static_cast<std::size_t>(v)];
+      for (const int threads : {1, 2, 3, 4}) {
+        set_num_threads(threads);
+        const std::string what = std::string(symmetric ? "symmetric" : "directed") + " hubs, " +
+                                 std::to_string(threads) + " threads";
+        check_single_on(A, g, source, algo::BfsDirection::automatic, what);
+        check_single_on(A, g, source, algo::BfsDirection::push, what);
+        check_single_on(A, g, source, algo::BfsDirection::pull, what);
+        INFO(what << ", source " << source);
+        const auto automatic = algo::bfs(A, source);
+        const auto push = algo::bfs(A, source, {.direction = algo::BfsDirection::push});
+        CHECK(push.edges_examined == reached_out_edges);
+        if (reached_out_edges > 1e5) CHECK(automatic.edges_examined < reached_out_edges);
+      }
+    }
+  }
+  set_num_threads(threads_before);
+}

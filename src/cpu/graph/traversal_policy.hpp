@@ -19,6 +19,10 @@ struct TraversalPolicy {
   // cit-HepPh took 56-73 ms with one thread and 225-317 ms with two at 2^14). Road
   // graphs (frontiers of a few hundred edges) never fork.
   static constexpr Index parallel_min_edges = Index{1} << 17;
+  // BFS fills its level and parent arrays (16 bytes a vertex) with OpenMP from this many
+  // vertices: a serial fill of 2^18 vertices writes 4 MiB, about half a millisecond, the
+  // order of a fork/join on the loaded machine (an estimate, not a measured crossover).
+  static constexpr Index parallel_fill_min = Index{1} << 18;
 };
 
 }  // namespace geblas::detail::cpu::graph
