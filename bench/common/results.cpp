@@ -146,8 +146,14 @@ void Results::add(const CaseKey& key, const std::string& metric, double value, c
 
 void Results::add_text(const CaseKey& key, const std::string& metric, const std::string& value) {
   if (!enabled()) return;
+  // ';' separates the pairs, so a name or value holding one (or '%') is %-escaped
+  const auto escaped = [](const std::string& t) {
+    std::string out;
+    for (char c : t) out += c == '%' ? std::string("%25") : c == ';' ? std::string("%3B") : std::string(1, c);
+    return out;
+  };
   std::string k;
-  for (const auto& [name, v] : key) k += (k.empty() ? "" : ";") + name + "=" + v;
+  for (const auto& [name, v] : key) k += (k.empty() ? "" : ";") + escaped(name) + "=" + escaped(v);
   rows_.push_back({date_, bench_, commit_, device_, host_, command_, "", k, metric, value, ""});
 }
 

@@ -40,6 +40,11 @@ def current_commit():
         return "unknown"
 
 
+def escape(text):
+    """';' separates a case's pairs, so a name or value holding one (or '%') is %-escaped."""
+    return str(text).replace("%", "%25").replace(";", "%3B")
+
+
 def format_value(value):
     if isinstance(value, str):
         return value
@@ -63,7 +68,7 @@ class Results:
         """One measurement of the case `key` (a dict, written as k=v;k=v); unit "x" marks a ratio."""
         if not self.path:
             return
-        case = ";".join(f"{k}={v}" for k, v in key.items())
+        case = ";".join(f"{escape(k)}={escape(v)}" for k, v in key.items())
         self.rows.append([self.date, self.bench, self.commit, self.device, self.host, self.command, "", case, metric,
                           format_value(value), unit])
 
