@@ -73,7 +73,10 @@ __attribute__((format(printf, 1, 2))) void emit(const char* fmt, ...) {
   if (!text.empty() && text.back() == '\n') text.pop_back();
   const auto fields = [](const std::string& csv) {  // empty fields kept: they are columns not measured
     std::vector<std::string> out(1);
-    for (char ch : csv) ch == ',' ? out.emplace_back() : out.back().push_back(ch);
+    for (char ch : csv) {
+      if (ch == ',') out.emplace_back();
+      else out.back().push_back(ch);
+    }
     return out;
   };
   const auto names = fields(RESULT_HEADER), values = fields(text);

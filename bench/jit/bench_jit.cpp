@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const Device gpu = Device::cuda(0);
-  results.set_device(gpu_name());
+  results.set_device(bench::gpu_name());
   const auto data = bench::data_dir(GEBLAS_DEFAULT_DATA_DIR);
   std::printf("spmm,graph,nnz,N,builtin_variant,jit_variant,builtin_ms,jit_ms,jit_over_builtin\n");
   double log_sum = 0, worst = 0;

@@ -493,13 +493,13 @@ int run_processes(int processes, int argc, char** argv) {
     std::printf("%-24s %-10s %4d %9.2f %9.2f %9.2f %7.2f %9.2f %7.2f %9.2f %7.2f %8.2f %8.2f\n", v[0].graph.c_str(),
                 v[0].semiring.c_str(), v[0].n, *gmin, median_of(g), *gmax, *gmax / *gmin, median_of(grb), spread(grb),
                 median_of(grbd), spread(grbd), median_of(rg), median_of(rd));
-    const geblas::bench::CaseKey key{{"graph", v[0].graph}, {"semiring", v[0].semiring}, {"N", std::to_string(v[0].n)}};
-    g_results->add(key, {{"g_min", *gmin}, {"g_med", median_of(g)}, {"g_max", *gmax}}, "ms");
-    g_results->add(key, {{"g_sprd", *gmax / *gmin}}, "x");
-    g_results->add(key, {{"grb_med", median_of(grb)}}, "ms");
-    g_results->add(key, {{"grb_sp", spread(grb)}}, "x");
-    g_results->add(key, {{"grbD_med", median_of(grbd)}}, "ms");
-    g_results->add(key, {{"grbD_sp", spread(grbd)}, {"grb/g", median_of(rg)}, {"grbD/g", median_of(rd)}}, "x");
+    const geblas::bench::CaseKey ck{{"graph", v[0].graph}, {"semiring", v[0].semiring}, {"N", std::to_string(v[0].n)}};
+    g_results->add(ck, {{"g_min", *gmin}, {"g_med", median_of(g)}, {"g_max", *gmax}}, "ms");
+    g_results->add(ck, {{"g_sprd", *gmax / *gmin}}, "x");
+    g_results->add(ck, {{"grb_med", median_of(grb)}}, "ms");
+    g_results->add(ck, {{"grb_sp", spread(grb)}}, "x");
+    g_results->add(ck, {{"grbD_med", median_of(grbd)}}, "ms");
+    g_results->add(ck, {{"grbD_sp", spread(grbd)}, {"grb/g", median_of(rg)}, {"grbD/g", median_of(rd)}}, "x");
   }
   for (const auto& [s, r] : ratios) {
     double lg = 0;
