@@ -35,6 +35,7 @@
 #include "geblas/geblas.hpp"
 #include "graphs.hpp"
 #include "host_checks.hpp"
+#include "results.hpp"
 
 using namespace geblas;
 using bench::HostCsr;
@@ -108,10 +109,13 @@ class Report {
                      c.column.c_str(), c.value.c_str());
       std::fflush(csv_);
     }
+    if (results_)
+      for (const auto& c : cells) results_->add_printed({{"algorithm", algo}, {"graph", cells.front().value}}, c.column, c.value);
     if (!tables_.count(algo)) order_.push_back(algo);
     tables_[algo].push_back(std::move(cells));
   }
   void note(const std::string& algo, const std::string& text) { notes_[algo].push_back(text); }
+  void record_to(bench::Results* r) { results_ = r; }  // --results FILE (bench/common/results.hpp)
   void check_failed(const std::string& algo, const std::string& graph, const std::string& what) {
     ++failures_;
     std::printf("# CHECK FAILED: %s on %s: %s\n", algo.c_str(), graph.c_str(), what.c_str());
@@ -153,6 +157,7 @@ class Report {
  private:
   std::string device_;
   std::FILE* csv_ = nullptr;
+  bench::Results* results_ = nullptr;
   std::vector<std::string> order_;
   std::map<std::string, std::vector<std::vector<Cell>>> tables_;
   std::map<std::string, std::vector<std::string>> notes_;
@@ -918,6 +923,7 @@ void process_warmup(const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::Results results("bench_algorithms", argc, argv);
   const Config c = parse(argc, argv);
   if (c.device.is_cuda() && cuda_device_count() == 0) {
     std::printf("bench_algorithms: --device %s but no CUDA device here; nothing measured\n", c.device.str().c_str());
@@ -925,6 +931,7 @@ int main(int argc, char** argv) {
   }
   try {
     Report report(c.device.str(), c.csv);
+    report.record_to(&results);
     Runner run(c, report);
     const bool cusparse = c.device.is_cuda() && bench::cusparse_available();
     std::printf(

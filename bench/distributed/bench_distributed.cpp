@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -42,6 +43,7 @@
 #include "geblas/distributed.hpp"
 #include "geblas/geblas.hpp"
 #include "graphs.hpp"
+#include "results.hpp"
 
 #if defined(GEBLAS_BENCH_CUDA_EVENTS)
 #include <cuda_runtime.h>
@@ -53,6 +55,37 @@ using namespace geblas;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// The columns of every result line; emit() prints a line and records it (--results FILE).
+constexpr const char* RESULT_HEADER =
+    "graph,op,N,single_ms,single_event_ms,dist_rows_ms,dist_allgather_ms,speedup_rows,speedup_allgather,"
+    "rows_bytes,allgather_bytes,check,transport";
+bench::Results* g_results = nullptr;
+
+__attribute__((format(printf, 1, 2))) void emit(const char* fmt, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(line, sizeof line, fmt, args);
+  va_end(args);
+  std::fputs(line, stdout);
+  std::string text = line;
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  const auto fields = [](const std::string& csv) {  // empty fields kept: they are columns not measured
+    std::vector<std::string> out(1);
+    for (char ch : csv) {
+      if (ch == ',') out.emplace_back();
+      else out.back().push_back(ch);
+    }
+    return out;
+  };
+  const auto names = fields(RESULT_HEADER), values = fields(text);
+  if (values.size() < 4) return;
+  const bench::CaseKey key{{"graph", values.at(0)}, {"op", values.at(1)}, {"N", values.at(2)},
+                           {"transport", values.back()}};
+  for (std::size_t c = 3; c + 1 < values.size() && c < names.size(); ++c)
+    if (!values[c].empty()) g_results->add_printed(key, names[c], values[c]);
+}
 
 struct Args {
   std::string graphs = "rmat:22:16,uniform:4194304:67108864";
@@ -200,7 +233,7 @@ void run_dist_only(const dist::Communicator& comm, const dist::DistSparseMatrix<
     const double t = wall_ms(a.gpus, [&] { st = dist::mxm(dC, dA, dB, semiring::plus_times<float>{}); });
     if (rep >= 2) tr.push_back(t);
   }
-  std::printf("%s,spmm,%lld,oom,,%.3f,,,,%llu,,unchecked,%s\n", name.c_str(), static_cast<long long>(N), median(tr),
+  emit("%s,spmm,%lld,oom,,%.3f,,,,%llu,,unchecked,%s\n", name.c_str(), static_cast<long long>(N), median(tr),
               static_cast<unsigned long long>(st.bytes_sent), label.c_str());
   std::fflush(stdout);
 }
@@ -221,6 +254,9 @@ std::vector<Index> parse_list(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::Results results("bench_distributed", argc, argv);
+  g_results = &results;
+  results.set_device(std::to_string(cuda_device_count()) + " x " + bench::gpu_name());
   Args a;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
@@ -272,9 +308,7 @@ int main(int argc, char** argv) {
   for (const auto& c : comms) names += (names.empty() ? "" : ", ") + c.name();
   std::printf("# bench_distributed: 1 GPU vs %d GPUs (one process; exchanges: %s), reps %d, median ms\n", a.gpus,
               names.empty() ? "none" : names.c_str(), a.reps);
-  std::printf(
-      "graph,op,N,single_ms,single_event_ms,dist_rows_ms,dist_allgather_ms,speedup_rows,speedup_allgather,"
-      "rows_bytes,allgather_bytes,check,transport\n");
+  std::printf("%s\n", RESULT_HEADER);
   int failures = 0;
   for (auto& g : bench::generated_graphs(a.graphs)) {
     if (over_budget()) { std::printf("# budget spent: %s not started\n", g.name.c_str()); break; }
@@ -374,7 +408,7 @@ int main(int argc, char** argv) {
           dist::mxm(dCs[c], dAs[c], dBs[c], semiring::max_times<float>{});
           ok[c] = check(dCs[c], C1, true, "max_times") && ok[c];
           failures += ok[c] ? 0 : 1;
-          std::printf("%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s,%s\n", g.name.c_str(),
+          emit("%s,spmm,%lld,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%llu,%llu,%s,%s\n", g.name.c_str(),
                       static_cast<long long>(N), median(ts), median(te), median(tr[c]), median(tg[c]),
                       median(ts) / median(tr[c]), median(ts) / median(tg[c]),
                       static_cast<unsigned long long>(srows[c].bytes_sent),
@@ -453,7 +487,7 @@ int main(int argc, char** argv) {
       const double td = wall_ms(a.gpus, steps) / a.pagerank_iters;
       const bool ok = check(dx, x1, false, "pagerank x");
       failures += ok ? 0 : 1;
-      std::printf("%s,pagerank_step,1,%.3f,,%.3f,,%.2f,,%llu,,%s,%s\n", g.name.c_str(), t1, td, t1 / td,
+      emit("%s,pagerank_step,1,%.3f,,%.3f,,%.2f,,%llu,,%s,%s\n", g.name.c_str(), t1, td, t1 / td,
                   static_cast<unsigned long long>(spr.bytes_sent), ok ? "ok" : "WRONG", label[c].c_str());
     }
     // The whole algorithm: algo::pagerank (one fused pass per iteration on one GPU) against
@@ -477,7 +511,7 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(double(ref[i]) - double(got[i])));
         pok[c] = err < 1e-5;
         failures += pok[c] ? 0 : 1;
-        std::printf("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e),%s\n", g.name.c_str(), p1, pdms,
+        emit("%s,pagerank,1,%.3f,,%.3f,,%.2f,,,,%s (max abs diff %.2e),%s\n", g.name.c_str(), p1, pdms,
                     p1 / pdms, pok[c] ? "ok" : "WRONG", err, label[c].c_str());
       }
       // Per iteration without the set-up and the final normalisation of a call: the
@@ -501,7 +535,7 @@ int main(int argc, char** argv) {
       }
       if (!m1.empty())
         for (std::size_t c = 0; c < T; ++c)
-          std::printf("%s,pagerank_iteration,1,%.3f,,%.3f,,%.2f,,,,%s,%s\n", g.name.c_str(), median(m1), median(md[c]),
+          emit("%s,pagerank_iteration,1,%.3f,,%.3f,,%.2f,,,,%s,%s\n", g.name.c_str(), median(m1), median(md[c]),
                       median(m1) / median(md[c]), pok[c] ? "ok" : "WRONG", label[c].c_str());
     }
     // BFS from 4 sources: algo::bfs (the direction-optimising traversal, one per source)
@@ -517,7 +551,7 @@ int main(int argc, char** argv) {
         const double tdb = wall_ms(a.gpus, [&] { rb = dist::bfs(dAs[c], sources); });
         const bool bok = lev1 == rb->levels.gather().to_row_major() && par1 == rb->parents.gather().to_row_major();
         failures += bok ? 0 : 1;
-        std::printf("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d),%s\n", g.name.c_str(), sources.size(), t1b, tdb,
+        emit("%s,bfs,%zu,%.3f,,%.3f,,%.2f,,,,%s (depth %d),%s\n", g.name.c_str(), sources.size(), t1b, tdb,
                     t1b / tdb, bok ? "ok" : "WRONG", rb->depth, label[c].c_str());
       }
       // --bfs-detail: one level's product alone (Y = A' min.second F, N = 4, int64, the

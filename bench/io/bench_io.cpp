@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "geblas/geblas.hpp"
+#include "results.hpp"
 
 using namespace geblas;
 namespace fs = std::filesystem;
@@ -62,6 +63,7 @@ bool same(const SparseMatrix<float>& a, const SparseMatrix<float>& b) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  geblas::bench::Results results("bench_io", argc, argv);
   int runs = 7;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -115,6 +117,13 @@ int main(int argc, char** argv) {
                 static_cast<long long>(header.stored_entries), inflate.median_ms, gz.median_ms, gz.min_ms, pl.median_ms,
                 pl.min_ms, bn.median_ms, bn.min_ms, static_cast<double>(fs::file_size(bin)) / 1e6,
                 gz.median_ms / bn.median_ms);
+    const geblas::bench::CaseKey key{{"graph", fs::path(path).filename().string()},
+                                     {"threads", std::to_string(omp_get_max_threads())}};
+    results.add(key, {{"nnz", double(ref.nvals())}, {"stored lines", double(header.stored_entries)},
+                      {"binary MB", static_cast<double>(fs::file_size(bin)) / 1e6}});
+    results.add(key, {{"inflate", inflate.median_ms}, {"gz", gz.median_ms}, {"gz min", gz.min_ms}, {"plain", pl.median_ms},
+                      {"plain min", pl.min_ms}, {"binary", bn.median_ms}, {"binary min", bn.min_ms}}, "ms");
+    results.add(key, "gz/binary", gz.median_ms / bn.median_ms, "x");
   }
   fs::remove_all(tmp);
   return status;

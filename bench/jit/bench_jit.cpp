@@ -21,6 +21,7 @@
 #include "geblas/io.hpp"
 #include "geblas/jit.hpp"
 #include "graphs.hpp"
+#include "results.hpp"
 
 using namespace geblas;
 using Clock = std::chrono::steady_clock;
@@ -57,6 +58,7 @@ const char* source_name(jit::CompileInfo::Source s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::Results results("bench_jit", argc, argv);
   int reps = 20;
   std::vector<std::string> only;
   std::vector<Index> ns = {64, 128, 256, 512};
@@ -90,6 +92,9 @@ int main(int argc, char** argv) {
     const double mem_us = 1e6 * seconds_since(t0) / calls;
     std::printf("compile,%s,%.3f (%s),%.3f (%s),%.2f\n", v.c_str(), first.seconds, source_name(first.source),
                 1e3 * disk.seconds, source_name(disk.source), mem_us);
+    results.add({{"variant", v}}, {{"first_s", first.seconds}});
+    results.add({{"variant", v}}, {{"disk_ms", 1e3 * disk.seconds}}, "ms");
+    results.add({{"variant", v}}, {{"memory_us", mem_us}}, "us");
   }
   std::filesystem::remove_all(dir);
   unsetenv("GEBLAS_JIT_CACHE");
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const Device gpu = Device::cuda(0);
+  results.set_device(bench::gpu_name());
   const auto data = bench::data_dir(GEBLAS_DEFAULT_DATA_DIR);
   std::printf("spmm,graph,nnz,N,builtin_variant,jit_variant,builtin_ms,jit_ms,jit_over_builtin\n");
   double log_sum = 0, worst = 0;
@@ -125,9 +131,17 @@ int main(int argc, char** argv) {
       ++count;
       std::printf("spmm,%s,%lld,%lld,%s,%s,%.4f,%.4f,%.3f\n", name.c_str(), static_cast<long long>(host.nvals()),
                   static_cast<long long>(n), vb.c_str(), vj.c_str(), 1e3 * tb, 1e3 * tj, r);
+      const bench::CaseKey key{{"graph", name}, {"N", std::to_string(n)}};
+      results.add(key, {{"builtin_ms", 1e3 * tb}, {"jit_ms", 1e3 * tj}}, "ms");
+      results.add(key, "jit_over_builtin", r);
+      results.add_text(key, "jit_variant", vj);
       std::fflush(stdout);
     }
   }
-  if (count) std::printf("summary: jit/builtin geomean %.3f, worst %.3f over %d runs\n", std::exp(log_sum / count), worst, count);
+  if (count) {
+    std::printf("summary: jit/builtin geomean %.3f, worst %.3f over %d runs\n", std::exp(log_sum / count), worst, count);
+    results.add({{"summary", "all cases"}}, {{"jit/builtin geomean", std::exp(log_sum / count)}, {"worst", worst},
+                                              {"cases", double(count)}});
+  }
   return 0;
 }

@@ -18,7 +18,7 @@ import statistics
 import torch
 
 import geblas
-from bench_torch_spmm import load_graph
+from bench_torch_spmm import load_graph, results_module
 
 
 def event_ms(fn, reps=25, warmup=5):
@@ -42,9 +42,11 @@ def main():
     p.add_argument("--graphs", nargs="*", default=["ego-Twitter-undirected", "soc-Slashdot0902"])
     p.add_argument("--rmat", nargs="*", default=["20:16"], help="generated graphs, scale:edge_factor")
     p.add_argument("--widths", nargs="*", type=int, default=[16, 32, 64, 128, 512])
+    results_module.add_argument(p)
     args = p.parse_args()
     if not torch.cuda.is_available() or geblas.cuda_device_count() == 0:
         raise SystemExit("bench_arg_kernels: needs a CUDA GPU")
+    results = results_module.Results("bench_arg_kernels", args.results, device=torch.cuda.get_device_name(0))
     raw = geblas._geblas
     dev = torch.device("cuda:0")
 
@@ -72,6 +74,9 @@ def main():
                  event_ms(lambda: raw._spmm_arg(A, X, Y, arg, "max", stream())),
                  event_ms(lambda: raw._spmm_arg_scatter(arg, grad, dX, stream()))]
             print(f"| {name} | {F} | " + " | ".join(f"{x:.3f}" for x in t) + " |", flush=True)
+            for kernel, ms in zip(("plus_times", "plus_times A'", "max_times", "max with argument", "argument scatter"), t):
+                results.add({"graph": name, "F": F, "kernel": kernel}, "ms", ms, "ms")
+    results.write()
 
 
 if __name__ == "__main__":

@@ -16,13 +16,18 @@ unchanged against an older build for a before / after comparison.
 """
 
 import argparse
+import pathlib
 import statistics
+import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
 import geblas
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "common"))
+import results as results_module  # noqa: E402  (bench/common/results.py)
 
 
 def per_call_us(fn, calls, rounds, sync=None):
@@ -63,8 +68,13 @@ def tiny_graph(n, nnz_per_row, seed=1):
     return S
 
 
+RESULTS = None  # --results FILE (bench/common/results.py)
+
+
 def row(name, us, note=""):
     print(f"  {name:<60s} {us:9.2f} us  {note}", flush=True)
+    if RESULTS:
+        RESULTS.add({"layer": name}, "host us per call", us, "us")
 
 
 def optional(name, make, calls, rounds):
@@ -197,11 +207,15 @@ def main():
     p.add_argument("--calls", type=int, default=20000, help="calls per round (the torch part uses a tenth)")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--no-torch", action="store_true", help="the NumPy part only")
+    results_module.add_argument(p)
     args = p.parse_args()
+    global RESULTS
+    RESULTS = results_module.Results("bench_call_overhead", args.results)
     print(f"geblas {geblas.__version__}, NumPy {np.__version__}")
     numpy_part(args)
     if not args.no_torch:
         torch_part(args)
+    RESULTS.write()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import argparse
 import os
 import pathlib
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -32,6 +33,9 @@ import torch
 
 import geblas
 import geblas.torch as gt
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "common"))
+import results as results_module  # noqa: E402  (bench/common/results.py)
 
 DEFAULT_GRAPHS = ["cora", "citeseer", "pubmed", "email-Enron", "musae-facebook", "cit-HepPh",
                   "soc-Slashdot0902", "ego-Twitter-undirected"]
@@ -109,10 +113,12 @@ def main():
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--rmat", nargs="*", default=[], help="generated graphs, scale:edge_factor (e.g. 20:16)")
     p.add_argument("--out", default=None, help="Markdown file for the table (a .png plot beside it)")
+    results_module.add_argument(p)
     args = p.parse_args()
     if not torch.cuda.is_available() or geblas.cuda_device_count() == 0:
         raise SystemExit("bench_torch_spmm: needs a CUDA GPU")
     dev = torch.device("cuda:0")
+    results = results_module.Results("bench_torch_spmm", args.results, device=torch.cuda.get_device_name(0))
     rows_out = []
     for name in args.graphs + [f"rmat-{s.replace(':', '-')}" for s in args.rmat]:
         A = load_graph(name, args.data)
@@ -139,11 +145,16 @@ def main():
                 b_theirs = guarded(lambda: their().backward(G), args.reps)
                 X.grad = None
                 rows_out.append((name, A.nvals, F, reduce, their_name, f_ours, f_theirs, b_ours, b_theirs))
+                key = {"graph": name, "F": F, "reduce": reduce, "baseline": their_name}
+                for metric, ms in (("geblas fwd", f_ours), ("baseline fwd", f_theirs), ("geblas fwd+bwd", b_ours),
+                                   ("baseline fwd+bwd", b_theirs)):
+                    results.add(key, metric, ms, "ms")
                 print(f"  F={F:4d} {reduce:4s}: forward {f_ours:8.3f} ms vs {f_theirs:8.3f} ms ({f_theirs / f_ours:5.2f}x); "
                       f"fwd+bwd {b_ours:8.3f} ms vs {b_theirs:8.3f} ms ({b_theirs / b_ours:5.2f}x) [{their_name}]",
                       flush=True)
             del X, G
         torch.cuda.empty_cache()
+    results.write()
     lines = ["| graph | nnz | F | reduce | baseline | geblas fwd ms | baseline fwd ms | speed-up | "
              "geblas fwd+bwd ms | baseline fwd+bwd ms | speed-up |", "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|"]
     for (name, nnz, F, reduce, base, fo, ft, bo, bt) in rows_out:

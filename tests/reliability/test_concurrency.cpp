@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "geblas/geblas.hpp"
-#include "reliability/device_under_test.hpp"
+#include "support/device.hpp"
 #include "support/catch.hpp"
 #include "support/compare.hpp"
 #include "support/random.hpp"
 
 using namespace geblas;
-using test::device_under_test;
+using test::device;
 
 namespace {
 
@@ -64,7 +64,7 @@ std::vector<std::string> run_threads(Body&& body) {
 }  // namespace
 
 TEST_CASE("threads running mxm on their own objects get correct results", "[reliability][threads]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   std::vector<std::vector<Job>> jobs(threads);
   for (int t = 0; t < threads; ++t)
     for (int r = 0; r < rounds; ++r) jobs[t].push_back(make_job(t, r));
@@ -89,7 +89,7 @@ TEST_CASE("threads running mxm on their own objects get correct results", "[reli
 }
 
 TEST_CASE("threads sharing one read-only matrix, transposed, get correct results", "[reliability][threads]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   const auto As = test::random_sparse<double>(300, 200, 0.05, test::Shape::heavy_row, 4242);
   const auto A = As.geblas().to(dev);  // shared, read-only; its transpose is built lazily
   const ref::Sparse<double> At = As.eigen().transpose();
@@ -115,7 +115,7 @@ TEST_CASE("threads sharing one read-only matrix, transposed, get correct results
 }
 
 TEST_CASE("threads building, copying and destroying matrices at once", "[reliability][threads]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   const auto failures = run_threads([&](int t) -> std::string {
     for (int r = 0; r < 4 * rounds; ++r) {
       const auto As = test::random_sparse<float>(50 + t, 40 + r, 0.1, test::Shape::uniform, 777 + 31 * t + r);

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "geblas/geblas.hpp"
-#include "reliability/device_under_test.hpp"
+#include "support/device.hpp"
 #include "support/catch.hpp"
 #include "support/compare.hpp"
 #include "support/random.hpp"
 
 using namespace geblas;
-using test::device_under_test;
+using test::device;
 
 namespace {
 
@@ -55,7 +55,7 @@ ref::Dense<T> edge_dense(Index m, Index n, std::uint64_t seed) {
 
 template <class T>
 DenseMatrix<T> run_mxm(const std::string& name, const SparseMatrix<T>& A, const DenseMatrix<T>& B, Options o = {}) {
-  const Device dev = device_under_test();
+  const Device dev = device();
   DenseMatrix<T> C = DenseMatrix<T>::constant(A.nrows(), B.ncols(), test::poison<T>(), dev);
   visit_semiring<T>(semiring_from_string(name.c_str()), [&]<class S>() { mxm(C, A, B, S{}, o); });
   return C.to(Device::cpu());
@@ -71,7 +71,7 @@ T identity_of(const std::string& name) {
 TEMPLATE_TEST_CASE("mxm propagates NaN and infinities as each semiring defines", "[reliability][nan]", float,
                    double) {
   using T = TestType;
-  const Device dev = device_under_test();
+  const Device dev = device();
   std::uint64_t seed = 500;
   for (const auto& name : semiring_names)
     for (Index n : {1, 7, 32, 33})
@@ -87,7 +87,7 @@ TEMPLATE_TEST_CASE("mxm propagates NaN and infinities as each semiring defines",
 }
 
 TEST_CASE("max and min drop NaN terms; a row of only NaN terms gives the identity", "[reliability][nan]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Row 0: terms NaN and 3 (from A(0,0)*B(0,0) = NaN, A(0,1)*B(1,0) = 3); row 1: only a NaN
   // term; row 2: no entries.
@@ -111,7 +111,7 @@ TEST_CASE("max and min drop NaN terms; a row of only NaN terms gives the identit
 }
 
 TEST_CASE("integer semirings wrap around instead of overflowing", "[reliability][overflow]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   using T = std::int32_t;
   const T big = std::numeric_limits<T>::max(), small = std::numeric_limits<T>::min();
   std::uint64_t seed = 900;
@@ -135,7 +135,7 @@ TEST_CASE("integer semirings wrap around instead of overflowing", "[reliability]
 }
 
 TEST_CASE("mxm on empty matrices, a zero inner dimension and N = 0", "[reliability][empty]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   for (const auto& name : semiring_names) {
     INFO(name);
     const double id = identity_of<double>(name);
@@ -161,7 +161,7 @@ TEST_CASE("mxm on empty matrices, a zero inner dimension and N = 0", "[reliabili
 }
 
 TEST_CASE("empty and all-zero masks", "[reliability][mask]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   const auto As = test::random_sparse<float>(20, 15, 0.2, test::Shape::empty_rows, 31);
   const ref::Dense<float> Bd = test::random_dense<float>(15, 6, 32);
   const ref::Dense<float> C0 = test::random_dense<float>(20, 6, 33);
@@ -234,7 +234,7 @@ std::vector<std::pair<Index, float>> tuples_of(const Vec& w) {
 // whose terms are all NaN is the identity, an entry with one finite term among NaNs is
 // that term's fold. The inputs: rows 0 and 1 of A are {NaN, 1} and {NaN}, row 2 is empty.
 TEST_CASE("every max / min fold gives the identity for an entry of only NaN terms", "[reliability][nan]") {
-  const Device dev = device_under_test();
+  const Device dev = device();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const auto A = SparseMatrix<float>::from_tuples(3, 2, std::vector<Index>{0, 0, 1}, std::vector<Index>{0, 1, 0},
                                                   std::vector<float>{nan, 1, nan})

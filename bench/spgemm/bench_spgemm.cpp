@@ -28,13 +28,9 @@
 #include <vector>
 
 #include "geblas/geblas.hpp"
+#include "graphblas_glue.hpp"
 #include "graphs.hpp"
-
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-extern "C" {  // GraphBLAS.h declares C functions without a C++ guard
-#include <GraphBLAS.h>
-}
-#endif
+#include "results.hpp"
 
 namespace {
 
@@ -44,14 +40,7 @@ using geblas::Index;
 
 #ifdef GEBLAS_HAVE_GRAPHBLAS
 
-#define GRB_CHECK(call)                                                                        \
-  do {                                                                                         \
-    const GrB_Info info_ = (call);                                                             \
-    if (info_ != GrB_SUCCESS) {                                                                \
-      std::fprintf(stderr, "GraphBLAS error %d at %s:%d\n", int(info_), __FILE__, __LINE__); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
+using geblas::bench::Grb;
 
 // A host CSR product: what every implementation returns, for the entry-by-entry check.
 template <class T>
@@ -60,31 +49,6 @@ struct Csr {
   std::vector<Index> offsets;
   std::vector<ColIndex> cols;
   std::vector<T> vals;
-};
-
-template <class T>
-struct Grb;
-template <>
-struct Grb<float> {
-  static GrB_Type type() { return GrB_FP32; }
-  static GrB_Semiring plus_times() { return GrB_PLUS_TIMES_SEMIRING_FP32; }
-  static GrB_Info build(GrB_Matrix A, const GrB_Index* I, const GrB_Index* J, const float* X, GrB_Index n) {
-    return GrB_Matrix_build_FP32(A, I, J, X, n, GrB_FIRST_FP32);
-  }
-  static GrB_Info extract(GrB_Index* I, GrB_Index* J, float* X, GrB_Index* n, GrB_Matrix A) {
-    return GrB_Matrix_extractTuples_FP32(I, J, X, n, A);
-  }
-};
-template <>
-struct Grb<double> {
-  static GrB_Type type() { return GrB_FP64; }
-  static GrB_Semiring plus_times() { return GrB_PLUS_TIMES_SEMIRING_FP64; }
-  static GrB_Info build(GrB_Matrix A, const GrB_Index* I, const GrB_Index* J, const double* X, GrB_Index n) {
-    return GrB_Matrix_build_FP64(A, I, J, X, n, GrB_FIRST_FP64);
-  }
-  static GrB_Info extract(GrB_Index* I, GrB_Index* J, double* X, GrB_Index* n, GrB_Matrix A) {
-    return GrB_Matrix_extractTuples_FP64(I, J, X, n, A);
-  }
 };
 
 template <class T>
@@ -171,6 +135,7 @@ struct Impl {
 };
 
 std::string g_variant;  // --variant: geblas's Options::variant ("" chooses per row)
+geblas::bench::Results* g_results = nullptr;  // --results FILE (bench/common/results.hpp)
 
 template <class T>
 std::vector<Impl<T>> implementations(geblas::SparseMatrix<T>& Cg, GrB_Matrix& Cs) {
@@ -241,7 +206,7 @@ GrB_Matrix grb_of(const geblas::SparseMatrix<T>& A) {
   }
   GrB_Matrix M = nullptr;
   GRB_CHECK(GrB_Matrix_new(&M, Grb<T>::type(), A.nrows(), A.ncols()));
-  GRB_CHECK(Grb<T>::build(M, I.data(), J.data(), X.data(), I.size()));
+  GRB_CHECK(Grb<T>::build(M, I.data(), J.data(), X.data(), I.size(), Grb<T>::add("plus_times")));  // no duplicates
   GRB_CHECK(GrB_Matrix_wait(M, GrB_MATERIALIZE));
   return M;
 }
@@ -276,6 +241,11 @@ void bench_graph(const std::string& name, const geblas::SparseMatrix<float>& G, 
     std::printf("%-26s %-6s %-10s %-6s %9lld %10lld %10.2f %10.2f %7.2f  %s\n", r.graph.c_str(), r.type.c_str(),
                 r.semiring.c_str(), r.product.c_str(), static_cast<long long>(r.nnz_a), static_cast<long long>(r.nnz_c), ms[0], ms[1],
                 ms[0] / ms[1], check.c_str());
+    const geblas::bench::CaseKey key{{"graph", r.graph}, {"type", r.type}, {"C", r.product}};
+    g_results->add(key, {{"nnz(A)", double(r.nnz_a)}, {"nnz(C)", double(r.nnz_c)}});
+    g_results->add(key, {{"geblas_ms", ms[0]}, {"grb_ms", ms[1]}}, "ms");
+    g_results->add(key, "ratio", ms[0] / ms[1]);  // geblas / SuiteSparse: not an "x" speed-up
+    g_results->add_text(key, "check", check);
     std::fflush(stdout);
   }
   if (Cs) GrB_Matrix_free(&Cs);
@@ -301,6 +271,8 @@ int main(int argc, char** argv) {
   return 0;
 #else
   namespace gb = geblas::bench;
+  gb::Results results("bench_spgemm", argc, argv);
+  g_results = &results;
   const auto graphs = gb::split(arg(argc, argv, "--graphs",
                                     "luxembourg_osm,ca-CondMat,wiki-Vote,bcsstk16,cit-HepPh,as-caida20071105,"
                                     "email-Enron,soc-Slashdot0902"),
@@ -360,9 +332,11 @@ int main(int argc, char** argv) {
         ++count;
         all_ok = all_ok && r.check == "ok";
       }
-    if (count)
+    if (count) {
       std::printf("# %s: geomean geblas/suitesparse %.3f, worst %.3f over %d cases\n", product.c_str(),
                   std::exp(log_sum / count), worst, count);
+      g_results->add({{"C", product}}, {{"geomean geblas/suitesparse", std::exp(log_sum / count)}, {"worst", worst}});
+    }
   }
   GrB_finalize();
   return all_ok ? 0 : 1;

@@ -51,10 +51,13 @@
 
 #include "geblas/geblas.hpp"
 #include "geblas/tensor_cores.hpp"
+#include "results.hpp"
 
 using namespace geblas;
 
 namespace {
+
+geblas::bench::Results* g_results = nullptr;  // --results FILE (bench/common/results.hpp)
 
 #define CHECK_CUDA(x)                                                                              \
   do {                                                                                             \
@@ -291,11 +294,22 @@ void summary(const std::string& type, const std::vector<Row>& rows) {
               type.c_str(), geomean(au_best), worst(au_best));
   std::printf("#   plan build / tc_window SpMM at N=128: geomean %.2f, worst %.2f calls (target < 5)\n", geomean(calls),
               worst(calls));
+  const geblas::bench::CaseKey key{{"type", type}};
+  g_results->add(key, {{"auto over geblas fp32 CUDA-core", geomean(au_cc32)}, {"auto over best cuSPARSE fp32", geomean(au_cus32)},
+                       {"tc_window over geblas fp32 CUDA-core", geomean(tc_cc32)},
+                       {"tc_window over best cuSPARSE fp32", geomean(tc_cus32)}}, "x");
+  if (!au_cus_t.empty()) g_results->add(key, "auto over best cuSPARSE in the type", geomean(au_cus_t), "x");
+  if (!cc_t_cc32.empty()) g_results->add(key, "CUDA-core over geblas fp32", geomean(cc_t_cc32), "x");
+  g_results->add(key, {{"auto / better pure path: geomean", geomean(au_best)}, {"auto / better pure path: worst", worst(au_best)},
+                       {"plan build / tc_window at N=128: geomean", geomean(calls)},
+                       {"plan build / tc_window at N=128: worst", worst(calls)}});
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  geblas::bench::Results results("bench_spmm_hybrid", argc, argv);
+  g_results = &results;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Args a;
@@ -338,6 +352,7 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::string types;
   for (const auto& t : a.types) types += (types.empty() ? "" : ",") + t;
+  results.set_device(prop.name);
   std::printf("# device: %s; reps %d x batches %d, median; rows %s; types %s; budget %s\n", prop.name, a.reps,
               a.batches, a.reorder ? "reordered by window_row_order" : "as stored", types.c_str(),
               a.budget_s > 0 ? (std::to_string(a.budget_s) + " s").c_str() : "none");
@@ -402,6 +417,9 @@ int main(int argc, char** argv) {
       auto report = [&](const std::string& type, const std::string& path, double ms, const std::string& chk) {
         std::printf("%s,%lld,%lld,%lld,%s,%s,%.4f,%.1f,%s\n", gname.c_str(), (long long)m, (long long)nnz, (long long)n,
                     type.c_str(), path.c_str(), ms, flops / ms * 1e-6, chk.empty() ? "ok" : ("FAIL " + chk).c_str());
+        const geblas::bench::CaseKey key{{"graph", gname}, {"N", std::to_string(n)}, {"type", type}, {"path", path}};
+        g_results->add(key, "ms", ms, "ms");
+        g_results->add_text(key, "check", chk.empty() ? "ok" : "FAIL " + chk);
         if (!chk.empty()) failed = true;
       };
       // The fp32 reference and |A||B| bound of (vals, bvals) from cuSPARSE's default algorithm.

@@ -67,16 +67,13 @@
 #include <omp.h>
 
 #include "geblas/geblas.hpp"
-
-#ifdef GEBLAS_HAVE_GRAPHBLAS
-extern "C" {  // GraphBLAS.h declares C functions without a C++ guard
-#include <GraphBLAS.h>
-}
-#endif
+#include "graphblas_glue.hpp"
+#include "results.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+geblas::bench::Results* g_results = nullptr;  // --results FILE (bench/common/results.hpp)
 template <class T>
 using ESparse = Eigen::SparseMatrix<T, Eigen::RowMajor, int>;
 template <class T>
@@ -315,53 +312,7 @@ geblas::Index count_differences(const T* x, const T* y, std::size_t count) {
 }
 
 #ifdef GEBLAS_HAVE_GRAPHBLAS
-#define GRB_CHECK(call)                                                               \
-  do {                                                                                \
-    const GrB_Info info_ = (call);                                                    \
-    if (info_ != GrB_SUCCESS) {                                                       \
-      std::fprintf(stderr, "GraphBLAS error %d at %s:%d\n", int(info_), __FILE__, __LINE__); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
-
-// SuiteSparse's names for one value type: its type, the three semirings, their adds (the
-// accumulators of the dense-output path) and the typed build / extract / assign.
-template <class T>
-struct Grb;
-template <>
-struct Grb<float> {
-  static GrB_Type type() { return GrB_FP32; }
-  static GrB_Semiring semiring(const std::string& name) {
-    if (name == "plus_times") return GrB_PLUS_TIMES_SEMIRING_FP32;
-    if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP32;
-    return GrB_MIN_PLUS_SEMIRING_FP32;
-  }
-  static GrB_BinaryOp add(const std::string& name) {
-    if (name == "plus_times") return GrB_PLUS_FP32;
-    if (name == "max_times") return GrB_MAX_FP32;
-    return GrB_MIN_FP32;
-  }
-  static constexpr auto build = GrB_Matrix_build_FP32;
-  static constexpr auto extract = GrB_Matrix_extractTuples_FP32;
-  static constexpr auto assign = GrB_Matrix_assign_FP32;
-};
-template <>
-struct Grb<double> {
-  static GrB_Type type() { return GrB_FP64; }
-  static GrB_Semiring semiring(const std::string& name) {
-    if (name == "plus_times") return GrB_PLUS_TIMES_SEMIRING_FP64;
-    if (name == "max_times") return GrB_MAX_TIMES_SEMIRING_FP64;
-    return GrB_MIN_PLUS_SEMIRING_FP64;
-  }
-  static GrB_BinaryOp add(const std::string& name) {
-    if (name == "plus_times") return GrB_PLUS_FP64;
-    if (name == "max_times") return GrB_MAX_FP64;
-    return GrB_MIN_FP64;
-  }
-  static constexpr auto build = GrB_Matrix_build_FP64;
-  static constexpr auto extract = GrB_Matrix_extractTuples_FP64;
-  static constexpr auto assign = GrB_Matrix_assign_FP64;
-};
+using geblas::bench::Grb;
 #endif
 
 // What the machine itself gives this process, timed the same way as the products (median
@@ -487,6 +438,7 @@ int run_processes(int processes, int argc, char** argv) {
   for (int p = 0; p < processes; ++p) {
     MachineReference ref_sum{0, 0, 0};
     int ref_count = 0;
+    unsetenv("GEBLAS_BENCH_RESULTS");  // the parent writes the results, not each process
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) { std::fprintf(stderr, "cannot run %s\n", cmd.c_str()); return 2; }
     char line[1024];
@@ -541,14 +493,24 @@ int run_processes(int processes, int argc, char** argv) {
     std::printf("%-24s %-10s %4d %9.2f %9.2f %9.2f %7.2f %9.2f %7.2f %9.2f %7.2f %8.2f %8.2f\n", v[0].graph.c_str(),
                 v[0].semiring.c_str(), v[0].n, *gmin, median_of(g), *gmax, *gmax / *gmin, median_of(grb), spread(grb),
                 median_of(grbd), spread(grbd), median_of(rg), median_of(rd));
+    const geblas::bench::CaseKey ck{{"graph", v[0].graph}, {"semiring", v[0].semiring}, {"N", std::to_string(v[0].n)}};
+    g_results->add(ck, {{"g_min", *gmin}, {"g_med", median_of(g)}, {"g_max", *gmax}}, "ms");
+    g_results->add(ck, {{"g_sprd", *gmax / *gmin}}, "x");
+    g_results->add(ck, {{"grb_med", median_of(grb)}}, "ms");
+    g_results->add(ck, {{"grb_sp", spread(grb)}}, "x");
+    g_results->add(ck, {{"grbD_med", median_of(grbd)}}, "ms");
+    g_results->add(ck, {{"grbD_sp", spread(grbd)}, {"grb/g", median_of(rg)}, {"grbD/g", median_of(rd)}}, "x");
   }
   for (const auto& [s, r] : ratios) {
     double lg = 0;
     for (double x : r) lg += std::log(x);
     std::printf("# %s: grb_dense / geblas min %.2f, geomean %.2f over %zu cases\n", s.c_str(),
                 *std::min_element(r.begin(), r.end()), std::exp(lg / r.size()), r.size());
+    g_results->add({{"semiring", s}}, {{"grbD/g min", *std::min_element(r.begin(), r.end())},
+                                       {"grbD/g geomean", std::exp(lg / r.size())}}, "x");
   }
   std::printf("# largest between-process spread of geblas's median: %.2fx\n", worst_spread);
+  g_results->add({{"summary", "all cases"}}, "largest g_sprd", worst_spread, "x");
   if (refs.size() == static_cast<std::size_t>(processes)) {
     // The machine's own spread, and geblas's with each process's time divided by that
     // process's gather reference (what is left once the machine's variation is removed).
@@ -734,6 +696,11 @@ int run_graph(const Csr& g, const Settings& st) {
                   g.name.c_str(), sname.c_str(), n, t_geblas, t_geblas1, t_eigen, t_eigen2, t_grb, t_grb_dense,
                   t_paired, t_eigen / t_geblas, t_eigen / t_geblas1, t_eigen2 / t_geblas, t_grb / t_geblas,
                   t_grb_dense / t_paired, bad ? "  RESULTS DIFFER" : "");
+      const geblas::bench::CaseKey key{{"graph", g.name}, {"semiring", sname}, {"N", std::to_string(n)}};
+      g_results->add(key, {{"geblas", t_geblas}, {"geblas_x1", t_geblas1}, {"eigen", t_eigen}, {"eigen_xT", t_eigen2},
+                           {"graphblas", t_grb}, {"grb_dense", t_grb_dense}, {"g_paired", t_paired}}, "ms");
+      g_results->add(key, {{"grb/g", t_grb / t_geblas}, {"grbD/g", t_grb_dense / t_paired}}, "x");
+      if (bad) g_results->add_text(key, "check", "RESULTS DIFFER");
       std::fflush(stdout);
     }
 #ifdef GEBLAS_HAVE_GRAPHBLAS
@@ -749,6 +716,8 @@ int run_graph(const Csr& g, const Settings& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  geblas::bench::Results results("bench_cpu_spmm", argc, argv);
+  g_results = &results;
   std::vector<std::string> graphs = {"random", "ego-Twitter-undirected", "soc-Slashdot0902", "cit-HepPh"};
   std::vector<int> ns = {16, 64, 256};
   std::vector<std::string> semirings = {"plus_times", "max_times", "min_plus"};

@@ -59,6 +59,7 @@
 #include "geblas/geblas.hpp"
 #include "graphs.hpp"
 #include "launch_floor.hpp"
+#include "results.hpp"
 
 #define CHECK_CUDA(x)                                                                       \
   do {                                                                                      \
@@ -215,6 +216,16 @@ struct Row {
   double floor_ms = -1;  // the case's memory floor (float32 path), see the file header
 };
 
+bench::Results* g_results = nullptr;  // --results FILE (bench/common/results.hpp)
+
+void record(const Row& r, const char* type) {
+  const bench::CaseKey key{{"graph", r.graph}, {"N", std::to_string(r.n)}, {"type", type}, {"impl", r.impl}};
+  g_results->add(key, {{"nnz", double(r.nnz)}});
+  if (r.ms >= 0) g_results->add(key, {{"ms_per_call", r.ms}}, "ms");
+  g_results->add(key, {{"max_rel_err", r.err}});
+  if (!r.chosen.empty()) g_results->add_text(key, "chosen", r.chosen);
+}
+
 // Rows of C (row-major, leading dimension ld) copied to the host: every row when C has at
 // most 5e7 entries, else 65536 rows at a fixed stride (one cudaMemcpy2D), so that the
 // largest generated cases are checked without copying gigabytes per variant.
@@ -316,6 +327,7 @@ int bench_16bit(const Args& args, std::vector<Graph>& graphs, cusparseHandle_t h
       std::fputs(line, csv);
       std::fflush(csv);  // a run cut by a device call's time cap keeps every row printed
     }
+    record(r, tname);
     rows.push_back(r);
   };
   for (auto& g : graphs) {
@@ -559,6 +571,8 @@ void host_overhead(const Args& args, const std::vector<Graph>& graphs, cudaStrea
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::Results results("bench_spmm", argc, argv);
+  g_results = &results;
   const Args args = parse(argc, argv);
   if (cuda_device_count() == 0) {
     std::printf("bench_spmm: no CUDA device, nothing to measure\n");
@@ -568,6 +582,7 @@ int main(int argc, char** argv) {
   auto stream = static_cast<cudaStream_t>(detail::cuda_stream_handle(0));
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  results.set_device(prop.name);
   std::printf("# device: %s, %d SMs, L2 %d MB; reps=%d (median)\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, args.reps);
   const auto t_start = std::chrono::steady_clock::now();
@@ -670,6 +685,7 @@ int main(int argc, char** argv) {
       std::fputs(line, csv);
       std::fflush(csv);  // a run cut by a device call's time cap keeps every row printed
     }
+    record(r, "float32");
     rows.push_back(r);
   };
 
@@ -937,6 +953,15 @@ int main(int argc, char** argv) {
       if (!va.empty()) std::snprintf(cvar, sizeof cvar, "%.3f", geomean(va));
       std::printf("| %lld | %zu | %.2fx | %.2fx | %.2fx (%s) | %s | %s | %s | %s |\n", static_cast<long long>(n),
                   vb.size(), geomean(vd), geomean(vb), worst, worst_g.c_str(), cvar, cmax, cmin, csingle);
+      const bench::CaseKey key{{"group", group == 0 ? "shared >= 100k" : "generated"}, {"N", std::to_string(n)}};
+      g_results->add(key, {{"cases", double(vb.size())}});
+      g_results->add(key, {{"geomean vs cuSPARSE default", geomean(vd)}, {"geomean vs best cuSPARSE", geomean(vb)},
+                           {"worst vs best cuSPARSE", worst}}, "x");
+      g_results->add_text(key, "worst graph", worst_g);
+      if (!vs.empty()) {
+        g_results->add(key, {{"one call: geomean", geomean(vs)}, {"one call: worst", wsingle}}, "x");
+        g_results->add_text(key, "one call: worst graph", worst_single_g);
+      }
     }
   }
   std::printf("\n## memory floor (copy bandwidth %.0f GB/s): time / floor, 1.00 = at the floor; generated graphs and shared graphs >= 1M entries\n", copy_gbs);
