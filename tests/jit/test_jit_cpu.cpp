@@ -400,8 +400,8 @@ TEST_CASE("jit NVRTC: every variant compiles; memory and disk hits", "[jit][cpu]
 
 TEST_CASE("jit NVRTC: run-time semirings cover every exact built-in variant", "[jit][cpu][nvrtc]") {
   if (!cuda_compiled()) SKIP_OR_RETURN("libgeblas.so built without CUDA: no NVRTC");
-  // A variant added to the registry (src/cuda/spmm/registry.cpp) needs its kernel set in
-  // src/cuda/jit/compiler.cpp too, or a run-time semiring cannot be forced onto it.
+  // jit::variants() reads the one variant table (src/cuda/spmm/variants.hpp): every exact
+  // built-in variant, so a run-time semiring can be forced onto each.
   const std::vector<std::string> builtin = detail::cuda_spmm_variant_names(), jitted = jit::variants();
   REQUIRE(!builtin.empty());
   for (const std::string& v : builtin) {

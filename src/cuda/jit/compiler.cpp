@@ -23,7 +23,7 @@
 #include <mutex>
 
 #include "cuda/jit/sources.hpp"
-#include "cuda/spmm/problem.hpp"
+#include "cuda/spmm/variants.hpp"
 #include "geblas/error.hpp"
 #include "geblas/version.hpp"
 
@@ -40,61 +40,43 @@ void check_nvrtc(nvrtcResult r, const char* what) {
     throw CudaError(std::string("geblas::jit: ") + what + ": " + nvrtcGetErrorString(r), static_cast<int>(r));
 }
 
-// The kernel templates of the variants, one header each (the fold of cut rows, for the
-// families that cut rows, is piece_fold_kernel.cuh).
-enum class Family : std::uint8_t { row_split, row_group, row_pieces, nnz_split, merge_path, ge_spmm };
+namespace sp = cuda::spmm;
 
-const char* header_of(Family f) {
+// The kernel header NVRTC compiles for a family (GEBLAS_SPMM_FAMILIES), "" for none; the
+// fold of cut rows, for the families that cut rows, is piece_fold_kernel.cuh.
+const char* header_of(sp::Family f) {
   switch (f) {
-    case Family::row_split: return "cuda/spmm/row_split_kernel.cuh";
-    case Family::row_group: return "cuda/spmm/row_group_kernel.cuh";
-    case Family::row_pieces: return "cuda/spmm/row_pieces_kernel.cuh";
-    case Family::nnz_split: return "cuda/spmm/nnz_split_kernel.cuh";
-    case Family::merge_path: return "cuda/spmm/merge_path_kernel.cuh";
-    case Family::ge_spmm: return "cuda/spmm/ge_spmm_kernel.cuh";
+#define GEBLAS_SPMM_FAMILY_HEADER(family, header, vectors) \
+  case sp::Family::family: return header;
+    GEBLAS_SPMM_FAMILIES(GEBLAS_SPMM_FAMILY_HEADER)
+#undef GEBLAS_SPMM_FAMILY_HEADER
   }
   return "";
 }
-bool folds_pieces(Family f) { return f == Family::row_pieces || f == Family::nnz_split; }
+// Whether the family's kernels take 16-byte vectors of B and C (crc and cwm read one
+// column per lane, so one scalar kernel set serves every width).
+bool takes_vectors(sp::Family f) {
+  switch (f) {
+#define GEBLAS_SPMM_FAMILY_VECTORS(family, header, vectors) \
+  case sp::Family::family: return vectors;
+    GEBLAS_SPMM_FAMILIES(GEBLAS_SPMM_FAMILY_VECTORS)
+#undef GEBLAS_SPMM_FAMILY_VECTORS
+  }
+  return false;
+}
+bool folds_pieces(sp::Family f) { return f == sp::Family::row_pieces || f == sp::Family::nnz_split; }
 
-// The variants run-time semirings are compiled for: every exact variant of the built-in
-// registry (src/cuda/spmm/registry.cpp; test_jit_cpu checks that none is missing), with
-// its kernel family and whether its kernels take 16-byte vectors of B and C (crc and cwm
-// read one column per lane, so one scalar kernel set serves every width). The tf32
+// The variants run-time semirings are compiled for: every exact variant of the table
+// (src/cuda/spmm/variants.hpp), whose families all have a kernel header. The tf32
 // tensor-core variants are left out: they compute plus_times only (not_compiled_reason).
-struct JitVariant {
-  const char* name;
-  Family family;
-  bool vectors;
-};
-constexpr JitVariant kVariants[] = {
-    {"row_split", Family::row_split, true},
-    {"row_group", Family::row_group, true},
-    {"row_pieces", Family::row_pieces, true},
-    {"row_pieces_long", Family::row_pieces, true},
-    // run-time semirings take row_pieces_wide's rule: two vectors per lane for the built-in
-    // fast semirings only, so one vector here, as row_pieces
-    {"row_pieces_wide", Family::row_pieces, true},
-    {"nnz_split", Family::nnz_split, true},
-    {"nnz_split_fused", Family::nnz_split, true},
-    {"nnz_split_long", Family::nnz_split, true},
-    {"nnz_split_line", Family::nnz_split, true},
-    {"nnz_split_rows_long", Family::nnz_split, true},
-    {"nnz_split_long_waves", Family::nnz_split, true},
-    {"nnz_split_line_long", Family::nnz_split, true},
-    {"merge_path", Family::merge_path, true},
-    {"crc", Family::ge_spmm, false},
-    {"cwm", Family::ge_spmm, false},
-};
-
-const JitVariant* find_jit_variant(const std::string& name) {
-  for (const JitVariant& v : kVariants)
-    if (name == v.name) return &v;
+const sp::SpmmVariant* find_jit_variant(const std::string& name) {
+  for (const sp::SpmmVariant* v : sp::variants())
+    if (name == v->name) return v;
   return nullptr;
 }
 
-const JitVariant& jit_variant(const std::string& name) {
-  if (const JitVariant* v = find_jit_variant(name)) return *v;
+const sp::SpmmVariant& jit_variant(const std::string& name) {
+  if (const sp::SpmmVariant* v = find_jit_variant(name)) return *v;
   throw InvalidValue("geblas::jit: " + not_compiled_reason(name));
 }
 
@@ -127,7 +109,7 @@ std::string module_key(const SemiringImpl& s, const KernelSet& set, int cc) {
 }
 
 std::string translation_unit(const SemiringImpl& s, const KernelSet& set) {
-  const JitVariant& v = jit_variant(set.variant);
+  const sp::SpmmVariant& v = jit_variant(set.variant);
   std::string tu = std::string("#include \"") + header_of(v.family) + "\"\n";
   if (folds_pieces(v.family)) tu += "#include \"cuda/spmm/piece_fold_kernel.cuh\"\n";
   return tu + cuda_prelude() + s.ops_struct(kOpsName);
@@ -276,11 +258,9 @@ MemoryCache& memory_cache() {
 
 std::string not_compiled_reason(const std::string& variant) {
   std::string names;
-  for (const JitVariant& v : kVariants) names += (names.empty() ? "" : ", ") + std::string(v.name);
-  const cuda::spmm::SpmmVariant* builtin = cuda::spmm::find_variant(variant);
-  bool tensor_cores = false;
-  for (const cuda::spmm::SpmmVariant* t : cuda::spmm::tf32_variants()) tensor_cores = tensor_cores || t == builtin;
-  if (tensor_cores)
+  for (const sp::SpmmVariant* v : sp::variants()) names += (names.empty() ? "" : ", ") + std::string(v->name);
+  const sp::SpmmVariant* builtin = sp::find_variant(variant);
+  if (builtin && !builtin->exact())
     return "variant '" + variant + "' computes plus_times on tensor cores only, so it cannot run a run-time " +
            "semiring (the built-in geblas::semiring::plus_times reaches it; run-time semirings run: " + names + ")";
   if (!builtin) return "there is no SpMM variant '" + variant + "' (run-time semirings run: " + names + ")";
@@ -290,31 +270,32 @@ std::string not_compiled_reason(const std::string& variant) {
 bool is_jit_variant(const std::string& variant) { return find_jit_variant(variant) != nullptr; }
 
 KernelSet kernel_set(const std::string& variant, int vector, bool row_major) {
-  return {variant, jit_variant(variant).vectors ? vector : 1, row_major};
+  return {variant, takes_vectors(jit_variant(variant).family) ? vector : 1, row_major};
 }
 
 std::vector<std::string> kernel_names(const KernelSet& set) {
   const std::string v = std::to_string(set.vector), rm = set.row_major ? "true" : "false";
   const std::string args = std::string("<") + kOpsName + ", " + v + ", " + rm + ">";
   const std::string ns = kNs;
-  switch (jit_variant(set.variant).family) {
-    case Family::row_split: return {"&" + ns + "row_split_kernel" + args};
-    case Family::row_group: return {"&" + ns + "row_group_kernel" + args};
-    case Family::row_pieces:
-      return {"&" + ns + "row_pieces_kernel" + args,
-              "&" + ns + "fold_pieces<" + kOpsName + ", " + rm + ", " + ns + "CutRow>"};
-    case Family::nnz_split: {
-      const std::string row_wise = set.variant == "nnz_split_rows_long" ? "true" : "false";
+  // In the order the family's launcher numbers its kernels (src/cuda/spmm/*.cuh).
+  const sp::SpmmVariant& variant = jit_variant(set.variant);
+  const std::string fold = "&" + ns + "fold_pieces<" + kOpsName + ", " + rm + ", " + ns;
+  switch (variant.family) {
+    case sp::Family::row_split: return {"&" + ns + "row_split_kernel" + args};
+    case sp::Family::row_group: return {"&" + ns + "row_group_kernel" + args};
+    case sp::Family::row_pieces: return {"&" + ns + "row_pieces_kernel" + args, fold + "CutRow>"};
+    case sp::Family::nnz_split: {
+      const std::string row_wise = variant.shape.row_wise ? "true" : "false";
       return {"&" + ns + "nnz::nnz_split_kernel<" + kOpsName + ", " + v + ", " + rm + ", " + row_wise + ">",
-              "&" + ns + "fold_pieces<" + kOpsName + ", " + rm + ", " + ns + "nnz::CutRow>"};
+              fold + "nnz::CutRow>"};
     }
-    case Family::merge_path:
+    case sp::Family::merge_path:
       return {"&" + ns + "merge_path_kernel" + args, "&" + ns + "merge_fixup_kernel<" + kOpsName + ", " + rm + ">"};
-    case Family::ge_spmm: {
-      // the coarsening factor from the policy the built-in variant uses
-      const std::string cf = ns + (set.variant == "crc" ? "ge::CrcPolicy::coarsening" : "ge::CwmPolicy::coarsening");
+    case sp::Family::ge_spmm: {
+      const std::string cf = std::to_string(variant.shape.coarsening);
       return {"&" + ns + "ge::ge_spmm_kernel<" + kOpsName + ", " + cf + ", " + rm + ">"};
     }
+    case sp::Family::tc_window: break;  // not exact: jit_variant refused it
   }
   return {};
 }
@@ -373,7 +354,7 @@ void clear_memory_cache() {
 
 std::vector<std::string> variants() {
   std::vector<std::string> out;
-  for (const detail::jit::JitVariant& v : detail::jit::kVariants) out.emplace_back(v.name);
+  for (const auto* v : detail::cuda::spmm::variants()) out.emplace_back(v->name);
   return out;
 }
 

@@ -1,6 +1,7 @@
-// Sparse x dense with a run-time semiring on a CUDA device: the variant chosen by the
-// built-in dispatch rules (restricted to the variants compiled for run-time semirings,
-// jit::variants()), its kernels from compiler.hpp, loaded and launched through the
+// Sparse x dense with a run-time semiring on a CUDA device: the dispatcher's run_product
+// with the built-in dispatch rules (restricted to the variants compiled for run-time
+// semirings, jit::variants()), and each family's own launcher (the one its built-in
+// kernels use) over the kernels from compiler.hpp, loaded and launched through the
 // driver API on the device's geblas stream. The driver functions are looked up through
 // the runtime (cudaGetDriverEntryPointByVersion), so libgeblas.so does not link
 // libcuda and still loads on machines without a GPU driver.
@@ -15,17 +16,13 @@
 #include "cuda/context.cuh"
 #include "cuda/jit/compiler.hpp"
 #include "cuda/spmm/dispatcher.hpp"
-#include "cuda/spmm/ge_spmm_kernel.cuh"
-#include "cuda/spmm/merge_path_kernel.cuh"
-#include "cuda/spmm/nnz_split_kernel.cuh"
-#include "cuda/spmm/nnz_split_plan.hpp"
+#include "cuda/spmm/ge_spmm.cuh"
+#include "cuda/spmm/merge_path.cuh"
+#include "cuda/spmm/nnz_split.cuh"
 #include "cuda/spmm/ops.cuh"
-#include "cuda/spmm/piece_fold_kernel.cuh"
 #include "cuda/spmm/policy/dispatch_policy.hpp"
-#include "cuda/spmm/row_group_kernel.cuh"
-#include "cuda/spmm/row_pieces_kernel.cuh"
-#include "cuda/spmm/row_pieces_plan.hpp"
-#include "cuda/spmm/row_split_kernel.cuh"
+#include "cuda/spmm/row_launch.cuh"
+#include "cuda/spmm/row_pieces.cuh"
 
 namespace geblas::detail::jit {
 namespace {
@@ -114,110 +111,113 @@ std::shared_ptr<const Loaded> loaded_kernels(const SemiringImpl& s, const Kernel
   return l;
 }
 
-// The kernels that wait for the stream's previous kernel in their first instruction
-// (row_split, row_group, row_pieces, nnz_split, the fold) are launched early, as the
-// built-in variants launch them (early_launch.cuh: programmatic stream serialization);
-// the others (merge_path, its fix-up, crc, cwm) after the previous kernel, as theirs are.
-enum class Start { early, serialized };
-
-void launch(CUfunction f, unsigned gx, unsigned gy, unsigned threads, void** args, cudaStream_t stream,
-            Start start = Start::early) {
-  CUlaunchAttribute early{};
-  early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  early.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = gx;
-  config.gridDimY = gy;
-  config.gridDimZ = 1;
-  config.blockDimX = threads;
-  config.blockDimY = config.blockDimZ = 1;
-  config.hStream = reinterpret_cast<CUstream>(stream);
-  config.attrs = &early;
-  config.numAttrs = start == Start::early ? 1 : 0;
-  check_driver(driver().launch_kernel_ex(&config, f, args, nullptr), "cuLaunchKernelEx");
-}
-
-// The fold of cut rows, behind the product.
-void launch_fold(CUfunction f, unsigned gx, void** args, cudaStream_t stream) {
-  launch(f, gx, 1, sp::PieceFoldPolicy::threads, args, stream);
-}
-
+// The loaded kernels of one launch configuration, in the interface the families'
+// launchers take (spmm::BuiltKernels, early_launch.cuh): kernel I gets (op, ops, args...),
+// the arguments in the kernel parameters' exact types (the launchers pass them so).
 template <class T, bool RowMajor>
-void run_set(const sp::SpmmProblem& p, const KernelSet& set, const Loaded& l, cudaStream_t stream) {
-  auto op = sp::operands<T, RowMajor>(p);
-  char ops = 0;  // the operator struct is empty: its type is the whole semiring
-  if (set.variant == "row_split" || set.variant == "row_group") {
-    const bool split = set.variant == "row_split";
-    const sp::LaunchShape sh = split ? sp::row_split_shape(p.m, p.n, set.vector) : sp::row_group_shape(p.m, p.n, set.vector);
-    int log_w = sh.log_w;
-    void* args[] = {&op, &ops, &log_w};
-    launch(l.kernels[0], sh.grid_x, sh.grid_y,
-           split ? sp::RowSplitPolicy::block_threads : sp::RowGroupPolicy::block_threads, args, stream);
-    return;
+struct LoadedKernels {
+  using Compute = T;  // run-time semirings compute in the stored type
+  sp::Operands<T, RowMajor> op;
+  const Loaded* loaded;
+
+  template <int I, class... Args>
+  void launch(sp::Start start, dim3 grid, unsigned threads, cudaStream_t stream, const Args&... args) const {
+    sp::Operands<T, RowMajor> o = op;
+    char ops = 0;  // the operator struct is empty: its type is the whole semiring
+    void* params[] = {&o, &ops, const_cast<void*>(static_cast<const void*>(&args))...};
+    CUlaunchAttribute early{};
+    early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    early.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = 1;
+    config.blockDimX = threads;
+    config.blockDimY = config.blockDimZ = 1;
+    config.hStream = reinterpret_cast<CUstream>(stream);
+    config.attrs = &early;
+    config.numAttrs = start == sp::Start::early ? 1 : 0;
+    check_driver(driver().launch_kernel_ex(&config, loaded->kernels.at(I), params, nullptr), "cuLaunchKernelEx");
   }
-  if (set.variant == "merge_path") {
-    // the slicing and the workspace layout of the built-in merge_path (merge_path_kernel.cuh)
-    const sp::MergeSlicing sl = sp::merge_path_slicing(p.m, p.nnz, p.n, sizeof(T));
-    const sp::Workspace ws = sp::workspace_for(*p.matrix, sp::merge_path_workspace_bytes(sl, p.n, sizeof(T)));
-    auto* carry_row = static_cast<Index*>(ws.data);
-    auto* carry = reinterpret_cast<T*>(static_cast<char*>(ws.data) + sp::merge_path_carry_offset(sl.slices));
-    const sp::LaunchShape sh = sp::merge_path_shape(sl.slices, p.n, set.vector);
-    Index nnz = p.nnz, items = sl.items, slices = sl.slices;
-    int group = 1 << sh.log_w, log_group = sh.log_w;
-    void* args[] = {&op, &ops, &nnz, &items, &slices, &group, &log_group, &carry_row, &carry};
-    launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::MergePathPolicy::block_threads, args, stream, Start::serialized);
-    void* fixup_args[] = {&op, &ops, &slices, &carry_row, &carry};
-    launch(l.kernels[1], sp::merge_fixup_blocks(slices), 1, sp::MergePathPolicy::fixup_threads, fixup_args, stream,
-           Start::serialized);
-    return;
+};
+
+// v through its family's launcher; kernel_names (compiler.cpp) loads each family's
+// kernels in the order its launcher numbers them.
+template <class T, bool RowMajor>
+void run_family(const sp::SpmmVariant& v, const sp::SpmmProblem& p, int vector, const Loaded& l, void* workspace,
+                cudaStream_t stream) {
+  const LoadedKernels<T, RowMajor> k{sp::operands<T, RowMajor>(p), &l};
+  switch (v.family) {
+    case sp::Family::row_split:
+    case sp::Family::row_group: return sp::launch_rows(v, p, vector, k, stream);
+    case sp::Family::row_pieces:
+      return sp::launch_row_pieces(p, sp::row_pieces_piece_length(p, v.shape.long_pieces, sp::row_pieces_piece_vector(v, p)), vector, k,
+                                   workspace, stream);
+    case sp::Family::nnz_split: return sp::launch_nnz_split(v, p, vector, k, workspace, stream);
+    case sp::Family::merge_path: return sp::launch_merge_path(p, vector, k, workspace, stream);
+    case sp::Family::ge_spmm: return sp::ge::launch_ge(v, p, k, stream);
+    case sp::Family::tc_window: break;  // not compiled for run-time semirings (kernel_set refused it)
   }
-  if (set.variant == "crc" || set.variant == "cwm") {
-    const int cf = set.variant == "crc" ? sp::ge::CrcPolicy::coarsening : sp::ge::CwmPolicy::coarsening;
-    const sp::LaunchShape sh = sp::ge::ge_spmm_shape(p.m, p.n, cf);
-    void* args[] = {&op, &ops};
-    launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::ge::GePolicy::block_threads, args, stream, Start::serialized);
-    return;
-  }
-  sp::NnzSplitShape shape{};
-  if (sp::nnz_split_shape(set.variant, shape)) {
-    const sp::NnzSplitLaunch nl = sp::nnz_split_prepare(p, shape, set.vector);
-    if (nl.unit_count == 0) return;
-    // A's cached scratch, as the built-in variants take it (dispatcher.hpp)
-    const sp::Workspace ws = sp::workspace_for(
-        *p.matrix, static_cast<std::size_t>(nl.piece_count) * static_cast<std::size_t>(p.n) * sizeof(T));
-    T* partial = static_cast<T*>(ws.data);
-    const void* units = nl.units;
-    const void* cut = nl.cut_rows;
-    Index unit_count = nl.unit_count;
-    unsigned* counters = nl.counters;
-    int log_w = nl.log_w;
-    void* args[] = {&op, &ops, &log_w, &units, &unit_count, &partial, &cut, &counters};
-    launch(l.kernels[0], nl.grid_x, nl.grid_y, sp::nnz::NnzSplitPolicy::block_threads, args, stream);
-    if (!counters && nl.cut_count > 0) {
-      void* fold_args[] = {&op, &ops, &cut, &partial};
-      launch_fold(l.kernels[1], sp::grid_limit(nl.cut_count), fold_args, stream);
-    }
-    return;
-  }
-  const auto plan =
-      sp::row_pieces_plan(*p.matrix, sp::row_pieces_piece_length(p, set.variant == "row_pieces_long", set.vector));
-  const sp::Workspace ws = sp::workspace_for(
-      *p.matrix, static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * sizeof(T));
-  T* partial = static_cast<T*>(ws.data);
-  const sp::Unit* units = plan->units.as<sp::Unit>();
-  Index unit_count = plan->unit_count;
-  Index slot_rows = sp::row_pieces_slot_rows(unit_count, plan->short_rows, p.n, set.vector);
-  const sp::LaunchShape sh = sp::row_pieces_shape(unit_count, slot_rows, p.n, set.vector);
-  int log_w = sh.log_w;
-  Index synced_units = plan->synced_units;
-  const sp::CutRow* cut = plan->cut_rows.as<sp::CutRow>();
-  void* args[] = {&op, &ops, &log_w, &units, &unit_count, &synced_units, &slot_rows, &partial};
-  launch(l.kernels[0], sh.grid_x, sh.grid_y, sp::RowPiecesPolicy::block_threads, args, stream);
-  if (plan->cut_count > 0) {
-    void* fold_args[] = {&op, &ops, &cut, &partial};
-    launch_fold(l.kernels[1], sp::grid_limit(plan->cut_count), fold_args, stream);
-  }
+  throw Error(Info::panic, std::string("geblas::jit: no launcher for variant ") + v.name);
 }
+
+// Run-time semirings: the variants compiled for them, the built-in rules.
+class RuntimePath final : public sp::SpmmPath {
+ public:
+  RuntimePath(const SemiringImpl& s, Device device, int vector, bool row_major)
+      : SpmmPath("jit_spmm_choice", s.hash), s_(s), device_(device), vector_(vector), row_major_(row_major) {}
+
+  const sp::SpmmVariant& forced(std::string_view name) const override {
+    const std::string n(name);
+    if (!is_jit_variant(n))
+      throw InvalidValue("mxm(sparse x dense) on " + device_.str() + " with " + s_.name + ": " + not_compiled_reason(n));
+    return *sp::find_variant(name);
+  }
+
+  sp::Choice choose(const sp::SpmmProblem& p) const override {
+    sp::Choice c;
+    std::string reason;
+    if (p.m == 0 || p.n == 0 || p.nnz == 0) {
+      c.variant = &sp::row_split_variant();
+      reason = "nothing to multiply";
+    } else {
+      const char* why = "";
+      c.variant = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
+      reason = why;
+      if (!is_jit_variant(c.variant->name)) {
+        // The variants not compiled for run-time semirings: the small-graph rules choose
+        // among those that are, and the trace says so.
+        reason = std::string("the rules pick ") + c.variant->name + " (" + why +
+                 "), not compiled for run-time semirings; small-graph rules: ";
+        c.variant = &sp::small_graph_rules(p, *p.stats, why);
+        reason += why;
+      }
+    }
+    c.reason = s_.name + " (run-time, V=" + std::to_string(vector_) + "): " + reason;
+    return c;
+  }
+
+  std::string forced_reason(const sp::SpmmVariant& v, const sp::SpmmProblem&) const override {
+    return s_.name + " (run-time, V=" + std::to_string(kernel_set(v.name, vector_, row_major_).vector) +
+           "): forced by Options::variant";
+  }
+
+  void run(const sp::SpmmVariant& v, const sp::SpmmProblem& p, void* workspace, cudaStream_t stream) const override {
+    const KernelSet set = kernel_set(v.name, vector_, row_major_);
+    const sp::GpuTraits& g = sp::gpu_traits(p.device);
+    const std::shared_ptr<const Loaded> l = loaded_kernels(s_, set, p.device, g.cc_major * 10 + g.cc_minor);
+    visit_type(p.type, [&]<class T>() {
+      if (row_major_) run_family<T, true>(v, p, set.vector, *l, workspace, stream);
+      else run_family<T, false>(v, p, set.vector, *l, workspace, stream);
+    });
+  }
+
+ private:
+  const SemiringImpl& s_;
+  Device device_;
+  int vector_;
+  bool row_major_;
+};
 
 }  // namespace
 
@@ -228,67 +228,11 @@ void clear_loaded_functions() {
 }
 
 void cuda_jit_spmm(const JitSpmmArgs& args) {
-  const SparseStorage& A = *args.A;
-  const DenseStorage& B = *args.B;
-  DenseStorage& C = *args.C;
-  const SemiringImpl& s = *args.semiring;
   std::shared_ptr<const RowStats> stats;
-  sp::SpmmProblem p = sp::problem_of(A, B, C, stats);
-
+  sp::SpmmProblem p = sp::problem_of(*args.A, *args.B, *args.C, stats);
+  p.runtime_semiring = true;
   const bool row_major = p.b_row_major() && p.c_row_major();
-  const int full = static_cast<int>(16 / size_of(p.type));
-  const int vector = row_major && full > 1 && sp::vector_aligned(p, full) ? full : 1;
-  const sp::SpmmVariant* v = nullptr;
-  std::shared_ptr<const sp::Choice> choice;
-  if (!args.variant.empty()) {
-    if (!is_jit_variant(std::string(args.variant)))
-      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + " with " + s.name + ": " +
-                         not_compiled_reason(std::string(args.variant)));
-    v = sp::find_variant(args.variant);
-  } else {
-    choice = sp::remembered_choice(p, "jit_spmm_choice", s.hash, [&] {
-      sp::Choice c;
-      std::string reason;
-      if (p.m == 0 || p.n == 0 || p.nnz == 0) {
-        c.variant = &sp::row_split_variant();
-        reason = "nothing to multiply";
-      } else {
-        const char* why = "";
-        c.variant = &sp::pick_variant(p, *p.stats, sp::gpu_traits(p.device), why);
-        reason = why;
-        if (!is_jit_variant(c.variant->name)) {
-          // The variants not compiled for run-time semirings: the small-graph rules choose
-          // among those that are, and the trace says so.
-          reason = std::string("the rules pick ") + c.variant->name + " (" + why +
-                   "), not compiled for run-time semirings; small-graph rules: ";
-          c.variant = &sp::small_graph_rules(p, *p.stats, why);
-          reason += why;
-        }
-      }
-      c.reason = s.name + " (run-time, V=" + std::to_string(vector) + "): " + reason;
-      return c;
-    });
-    v = choice->variant;
-  }
-  std::string cannot;
-  if (!v->can_implement(p, &cannot))
-    throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
-                       "' cannot run this problem: " + cannot);
-  const KernelSet set = kernel_set(v->name, vector, row_major);
-  if (args.record) {
-    args.record->variant.assign(v->name);
-    if (choice) args.record->reason.assign(choice->reason);
-    else args.record->reason = s.name + " (run-time, V=" + std::to_string(set.vector) + "): forced by Options::variant";
-  }
-  if (p.m == 0 || p.n == 0) return;
-  cuda::DeviceGuard guard(p.device);
-  const sp::GpuTraits& g = sp::gpu_traits(p.device);
-  const std::shared_ptr<const Loaded> l = loaded_kernels(s, set, p.device, g.cc_major * 10 + g.cc_minor);
-  const cudaStream_t stream = cuda::stream(p.device);
-  visit_type(p.type, [&]<class T>() {
-    if (row_major) run_set<T, true>(p, set, *l, stream);
-    else run_set<T, false>(p, set, *l, stream);
-  });
+  sp::run_product(p, args.variant, args.record, RuntimePath(*args.semiring, args.C->device, sp::runtime_vector(p), row_major));
 }
 
 }  // namespace geblas::detail::jit

@@ -170,50 +170,74 @@ SpmmProblem problem_of(const SparseStorage& A, const DenseStorage& B, DenseStora
   return p;
 }
 
-void mxm_sparse_dense(const SpmmArgs& args) {
-  const SparseStorage& A = *args.A;
-  const DenseStorage& B = *args.B;
-  DenseStorage& C = *args.C;
-  std::shared_ptr<const RowStats> stats;
-  SpmmProblem p = problem_of(A, B, C, stats);
-  p.semiring = args.semiring;
-  p.accumulate = args.accumulate;
-  p.allow_tf32 = args.allow_tf32;
-
+void run_product(const SpmmProblem& p, std::string_view forced, DispatchRecord* record, const SpmmPath& path) {
+  const SparseStorage& A = *p.matrix;
   const SpmmVariant* v = nullptr;
   std::shared_ptr<const Choice> choice;
-  if (!args.variant.empty()) {
-    v = find_variant(args.variant);
-    if (!v) {
-      std::string names;
-      for (const auto* x : variants()) names += std::string(names.empty() ? "" : ", ") + x->name;
-      throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": unknown variant '" +
-                         std::string(args.variant) + "' (the CUDA backend has: " + names + ")");
-    }
+  if (!forced.empty()) {
+    v = &path.forced(forced);
   } else {
-    choice = remembered_choice(p, "spmm_choice", static_cast<std::uint64_t>(p.semiring), [&] {
-      Choice c;
-      c.variant = &choose_variant(p, c.reason);
-      if (p.accumulate) c.reason += ", fused accumulate";
-      return c;
-    });
+    choice = remembered_choice(p, path.cache_name, path.semiring_key, [&] { return path.choose(p); });
     v = choice->variant;
   }
   std::string why;
   if (!v->can_implement(p, &why))
-    throw InvalidValue("mxm(sparse x dense) on " + C.device.str() + ": variant '" + v->name +
+    throw InvalidValue("mxm(sparse x dense) on " + A.device.str() + ": variant '" + v->name +
                        "' cannot run this problem: " + why);
-  if (args.record) {
-    args.record->variant.assign(v->name);
-    if (choice) args.record->reason.assign(choice->reason);
-    else
-      args.record->reason.assign(args.accumulate ? "forced by Options::variant, fused accumulate"
-                                                 : "forced by Options::variant");
+  if (record) {
+    record->variant.assign(v->name);
+    record->reason = choice ? choice->reason : path.forced_reason(*v, p);
   }
   if (p.m == 0 || p.n == 0) return;
   DeviceGuard guard(p.device);
   const Workspace ws = workspace_for(A, v->workspace_bytes(p));
-  v->run(p, ws.data, stream(p.device));
+  path.run(*v, p, ws.data, stream(p.device));
+}
+
+namespace {
+
+// The built-in kernels: every registered variant, the dispatcher's rules.
+class BuiltinPath final : public SpmmPath {
+ public:
+  explicit BuiltinPath(Device device, SemiringId semiring)
+      : SpmmPath("spmm_choice", static_cast<std::uint64_t>(semiring)), device_(device) {}
+
+  const SpmmVariant& forced(std::string_view name) const override {
+    if (const SpmmVariant* v = find_variant(name)) return *v;
+    std::string names;
+    for (const auto* x : variants()) names += std::string(names.empty() ? "" : ", ") + x->name;
+    throw InvalidValue("mxm(sparse x dense) on " + device_.str() + ": unknown variant '" + std::string(name) +
+                       "' (the CUDA backend has: " + names + ")");
+  }
+
+  Choice choose(const SpmmProblem& p) const override {
+    Choice c;
+    c.variant = &choose_variant(p, c.reason);
+    if (p.accumulate) c.reason += ", fused accumulate";
+    return c;
+  }
+
+  std::string forced_reason(const SpmmVariant&, const SpmmProblem& p) const override {
+    return p.accumulate ? "forced by Options::variant, fused accumulate" : "forced by Options::variant";
+  }
+
+  void run(const SpmmVariant& v, const SpmmProblem& p, void* workspace, cudaStream_t stream) const override {
+    v.run(p, workspace, stream);
+  }
+
+ private:
+  Device device_;
+};
+
+}  // namespace
+
+void mxm_sparse_dense(const SpmmArgs& args) {
+  std::shared_ptr<const RowStats> stats;
+  SpmmProblem p = problem_of(*args.A, *args.B, *args.C, stats);
+  p.semiring = args.semiring;
+  p.accumulate = args.accumulate;
+  p.allow_tf32 = args.allow_tf32;
+  run_product(p, args.variant, args.record, BuiltinPath(args.C->device, args.semiring));
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -1,14 +1,17 @@
 // The SpMM dispatcher's choice of a variant from cheap facts about the problem (shape,
-// N, A's cached row statistics), and the CUDA backend's mxm_sparse_dense entry.
+// N, A's cached row statistics), the one sequence every product goes through (forced or
+// remembered choice, check, record, workspace, launch: run_product), and the CUDA
+// backend's mxm_sparse_dense entry.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "core/backend.hpp"
-#include "cuda/spmm/problem.hpp"
+#include "cuda/spmm/variants.hpp"
 
 namespace geblas::detail::cuda::spmm {
 
@@ -56,6 +59,31 @@ struct Workspace {
   void* data = nullptr;
 };
 Workspace workspace_for(const SparseStorage& A, std::size_t bytes);
+
+// How a product reaches its kernels once its problem is built: the built-in kernels
+// compiled into geblas (mxm_sparse_dense) or a run-time semiring's, compiled by NVRTC
+// (src/cuda/jit/spmm_jit.cu). run_product does everything else the same for both.
+class SpmmPath {
+ public:
+  SpmmPath(const char* cache_name, std::uint64_t semiring_key) : cache_name(cache_name), semiring_key(semiring_key) {}
+  virtual ~SpmmPath() = default;
+  // The variant called `name` (Options::variant), or an InvalidValue naming the choices.
+  virtual const SpmmVariant& forced(std::string_view name) const = 0;
+  // The dispatcher's choice for p (p.stats set) with the facts that chose it.
+  virtual Choice choose(const SpmmProblem& p) const = 0;
+  // The trace's reason for a forced variant v.
+  virtual std::string forced_reason(const SpmmVariant& v, const SpmmProblem& p) const = 0;
+  // Launches v on p (on its device, p.m and p.n > 0) with its workspace.
+  virtual void run(const SpmmVariant& v, const SpmmProblem& p, void* workspace, cudaStream_t stream) const = 0;
+
+  const char* const cache_name;       // the name A keeps this path's choices under
+  const std::uint64_t semiring_key;   // a built-in semiring's id or a run-time semiring's hash
+};
+
+// The product p (from problem_of, A = *p.matrix) with the variant forced by name (empty:
+// the path's remembered choice), checked with can_implement, written to `record` (when
+// set), run on geblas's stream for p's device.
+void run_product(const SpmmProblem& p, std::string_view forced, DispatchRecord* record, const SpmmPath& path);
 
 // Backend::mxm_sparse_dense for CUDA devices.
 void mxm_sparse_dense(const SpmmArgs& args);

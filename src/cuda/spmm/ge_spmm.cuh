@@ -5,25 +5,23 @@
 // and reads B at its own columns, so reads of B are coalesced across the warp. With a
 // coarsening factor CF > 1 each lane owns CF columns 32 apart (coarse-grained warp
 // merging, CWM): the cached row is reused CF times and CF loads of B are in flight.
-// crc.cu instantiates CF = 1, cwm.cu the policy's CF; the kernel is in ge_spmm_kernel.cuh
-// (shared with the run-time semiring compiler), this file holds the host launch.
+// The variants crc (CF = 1) and cwm (CF = 2) are lines of variants.hpp; the kernel is in
+// ge_spmm_kernel.cuh (shared with the run-time semiring compiler), this file holds the
+// family's launcher, for the built-in kernels (ge_spmm.cu) and run-time semirings' alike.
 #pragma once
 
-#include "cuda/check.cuh"
+#include "cuda/spmm/early_launch.cuh"
 #include "cuda/spmm/ge_spmm_kernel.cuh"
 #include "cuda/spmm/ops.cuh"
 
 namespace geblas::detail::cuda::spmm::ge {
 
-template <int CF>
-void run_ge(const SpmmProblem& p, cudaStream_t stream) {
-  if (p.m == 0 || p.n == 0) return;
-  with_ops(p, [&]<class Ops, bool RowMajor>(Ops ops) {
-    const LaunchShape s = ge_spmm_shape(p.m, p.n, CF);
-    ge_spmm_kernel<Ops, CF, RowMajor>
-        <<<dim3(s.grid_x, s.grid_y), GePolicy::block_threads, 0, stream>>>(operands<typename Ops::T, RowMajor>(p), ops);
-    GEBLAS_CUDA_CHECK_LAUNCH();
-  });
+// One launch of ge_spmm_kernel<Ops, CF, RowMajor> (taking op, ops), CF the variant's
+// coarsening. Launched after the previous kernel: this kernel does not wait for it.
+template <class Kernels>
+void launch_ge(const SpmmVariant& v, const SpmmProblem& p, const Kernels& k, cudaStream_t stream) {
+  const LaunchShape s = ge_spmm_shape(p.m, p.n, v.shape.coarsening);
+  k.template launch<0>(Start::serialized, dim3(s.grid_x, s.grid_y), GePolicy::block_threads, stream);
 }
 
 }  // namespace geblas::detail::cuda::spmm::ge

@@ -1,5 +1,5 @@
-// GE-SpMM's kernel (the algorithm is described in ge_spmm.cuh), its policies and its launch
-// grid, shared by crc.cu and cwm.cu (CF: CrcPolicy, CwmPolicy) and the run-time
+// GE-SpMM's kernel (the algorithm is described in ge_spmm.cuh), its policy and its launch
+// grid, shared by ge_spmm.cu (CF: the variants' coarsening, variants.hpp) and the run-time
 // semiring compiler (src/cuda/jit/), which compiles this file with NVRTC, as
 // row_split_kernel.cuh is, so a run-time semiring runs this very kernel.
 #pragma once
@@ -7,16 +7,6 @@
 #include "cuda/spmm/warp_row.cuh"  // LaunchShape
 
 namespace geblas::detail::cuda::spmm::ge {
-
-// The coarsening factor of each variant. crc is GE-SpMM without warp merging (CF = 1, the
-// paper's choice for N <= 32); cwm's CF = 2 is the paper's choice (best on most SNAP
-// graphs on GTX 1080Ti / RTX 2080), not re-tuned on the H100/H200.
-struct CrcPolicy {
-  static constexpr int coarsening = 1;
-};
-struct CwmPolicy {
-  static constexpr int coarsening = 2;
-};
 
 struct GePolicy {
   // 4 warps per block, as in the paper's kernels; not tuned on the H100/H200 (the

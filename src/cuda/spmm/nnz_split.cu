@@ -23,10 +23,9 @@
 #include "cuda/check.cuh"
 #include "cuda/ops/common.cuh"
 #include "cuda/spmm/ops.cuh"
-#include "cuda/spmm/piece_fold.cuh"
 #include "cuda/spmm/policy/dispatch_policy.hpp"
-#include "cuda/spmm/nnz_split_kernel.cuh"
-#include "cuda/spmm/nnz_split_plan.hpp"
+#include "cuda/spmm/nnz_split.cuh"
+#include "cuda/spmm/variants.hpp"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
@@ -155,21 +154,12 @@ std::shared_ptr<const FoldCounters> counters_for(const SparseStorage& A, int S, 
 // reading less of each row of B, so more rows of B fit in L1 at a time).
 int lanes_for(Index n, int v, int max_lanes) { return std::min(tile_lanes(n, v), max_lanes); }
 
-// The unit's shape: `steps` rounds of U loads per slot, lanes per slot capped; pieces
-// folded inside the kernel (arrival counters) or by a second kernel.
-struct Split {
-  int steps;
-  int max_lanes;
-  bool fused_fold;
-  bool fit_waves = false;
-};
-
 // S = steps x slots x U entries per unit, so that a unit costs each slot about `steps`
 // rounds of U loads whatever N; capped by the staging space. With fit_waves, S shrinks
 // (in whole rounds of the slots) so that the units fill the last wave of resident warps:
 // units of equal size finish together, and 1.37 waves of them (soc-Slashdot0902 at N =
 // 32: 722 blocks, 4 per SM) take as long as 2 full waves of units 0.69 times as large.
-int unit_entries(const SpmmProblem& p, Split sp) {
+int unit_entries(const SpmmProblem& p, const Shape& sp) {
   const int v = vector_aligned(p, full_vector(p)) && p.type != TypeId::boolean ? full_vector(p) : 1;
   const int slots = 32 / lanes_for(p.n, v, sp.max_lanes);
   const int round = slots * NnzSplitPolicy::unroll;
@@ -186,8 +176,8 @@ int unit_entries(const SpmmProblem& p, Split sp) {
 }
 
 // The work list, fold counters and grid of a launch with V values per lane (shared by the
-// built-in launches and run-time semirings, nnz_split_plan.hpp).
-NnzSplitLaunch prepare(const SpmmProblem& p, Split sp, int v) {
+// built-in launches and run-time semirings, nnz_split.cuh).
+NnzSplitLaunch prepare(const SpmmProblem& p, const Shape& sp, int v) {
   NnzSplitLaunch l;
   const int S = unit_entries(p, sp);
   const auto plan = plan_for(*p.matrix, S);
@@ -210,21 +200,8 @@ NnzSplitLaunch prepare(const SpmmProblem& p, Split sp, int v) {
   return l;
 }
 
-template <class Ops, int V, bool RowMajor, bool RowWise>
-void launch(const SpmmProblem& p, Ops ops, Split sp, void* workspace, cudaStream_t stream) {
-  using T = typename Ops::T;
-  const NnzSplitLaunch l = prepare(p, sp, V);
-  if (l.unit_count == 0) return;
-  const auto op = operands<typename Ops::Stored, RowMajor>(p);
-  auto* partial = static_cast<T*>(workspace);  // compute type
-  const auto* units = static_cast<const Unit*>(l.units);
-  const auto* cut_rows = static_cast<const CutRow*>(l.cut_rows);
-  launch_early(nnz_split_kernel<Ops, V, RowMajor, RowWise>, dim3(l.grid_x, l.grid_y), NnzSplitPolicy::block_threads,
-               stream, op, ops, l.log_w, units, l.unit_count, partial, cut_rows, l.counters);
-  if (!l.counters) launch_fold(op, ops, cut_rows, l.cut_count, partial, stream);
-}
-
-bool can_implement(const SpmmProblem& p, std::string* why) {
+// A refusal names the family, which every shape shares.
+bool can_implement(const SpmmVariant&, const SpmmProblem& p, std::string* why) {
   if (!takes_16bit(p, Takes16::fast_vector, "nnz_split", why)) return false;
   if (!p.matrix && p.m > 0 && p.n > 0) {
     if (why) *why = "it needs the matrix for its cached work list";
@@ -233,98 +210,34 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return true;
 }
 
-template <int Steps, int MaxLanes, bool Fused, bool RowWise = false, bool FitWaves = false>
-std::size_t workspace_bytes(const SpmmProblem& p) {
+std::size_t workspace_bytes(const SpmmVariant& v, const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = plan_for(*p.matrix, unit_entries(p, {Steps, MaxLanes, Fused, FitWaves}));
+  const auto plan = plan_for(*p.matrix, unit_entries(p, v.shape));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
-template <int Steps, int MaxLanes, bool Fused, bool RowWise = false, bool FitWaves = false>
-void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
-  constexpr Split sp{Steps, MaxLanes, Fused, FitWaves};
-  if (p.m == 0 || p.n == 0) return;
+// The shapes are properties of the cached work list and of the launch only, so they cost
+// no compile time; row_wise is the kernel's RowWise walk, a second set of kernels.
+template <bool RowWise>
+void run_walk(const SpmmVariant& v, const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   with_vector_ops<Takes16::fast_vector>(p, [&]<class Ops, int V, bool RowMajor>(Ops ops) {
-    launch<Ops, V, RowMajor, RowWise>(p, ops, sp, workspace, stream);
+    const auto op = operands<typename Ops::Stored, RowMajor>(p);
+    launch_nnz_split(v, p, V,
+                     built_kernels(op, ops, nnz_split_kernel<Ops, V, RowMajor, RowWise>, fold_pieces<Ops, RowMajor, CutRow>),
+                     workspace, stream);
   });
+}
+
+void run(const SpmmVariant& v, const SpmmProblem& p, void* workspace, cudaStream_t stream) {
+  if (p.m == 0 || p.n == 0) return;
+  if (v.shape.row_wise) run_walk<true>(v, p, workspace, stream);
+  else run_walk<false>(v, p, workspace, stream);
 }
 
 }  // namespace
 
-bool nnz_split_shape(std::string_view variant, NnzSplitShape& out) {
-  static const std::pair<const char*, NnzSplitShape> shapes[] = {
-      {"nnz_split", {4, 32, false, false, false}},      {"nnz_split_fused", {4, 32, true, false, false}},
-      {"nnz_split_long", {16, 32, true, false, false}}, {"nnz_split_line", {4, 8, true, false, false}},
-      {"nnz_split_rows_long", {16, 32, true, true, false}}, {"nnz_split_long_waves", {16, 32, true, false, true}},
-      {"nnz_split_line_long", {16, 8, true, false, false}}};
-  for (const auto& [name, shape] : shapes)
-    if (variant == name) {
-      out = shape;
-      return true;
-    }
-  return false;
-}
+NnzSplitLaunch nnz_split_prepare(const SpmmProblem& p, const Shape& shape, int v) { return prepare(p, shape, v); }
 
-NnzSplitLaunch nnz_split_prepare(const SpmmProblem& p, const NnzSplitShape& shape, int v) {
-  return prepare(p, {shape.steps, shape.max_lanes, shape.fused_fold, shape.fit_waves}, v);
-}
-
-// Five shapes of the same kernel (the shape is a property of the cached work list and of
-// the launch only, so they cost no compile time): 4 rounds of U loads per slot and unit
-// with a second kernel folding pieces (`nnz_split`); the same with pieces folded inside
-// the kernel by the last piece to finish (`nnz_split_fused`: one launch less); 16 rounds
-// (`nnz_split_long`: fewer, longer units; the staging cap of 256 entries bounds every
-// shape); 4 rounds with slots of at most 8 lanes (`nnz_split_line`: 128-byte column
-// tiles, one line of B per entry and slot, N / 32 tiles for float, so that more rows of
-// B fit in L1), and the same with 16 rounds (`nnz_split_line_long`). The last three fold
-// inside the kernel. A sixth, `nnz_split_rows_long`, is nnz_split_long over the row-by-row
-// walk (the kernel's RowWise option, a second set of kernels); a seventh,
-// `nnz_split_long_waves`, is nnz_split_long with its unit size fitted to the GPU's
-// resident warps (unit_entries). All are timed by
-// bench_spmm --variants=1 and forced by the tests; which ones the dispatcher picks, and
-// on which runs that rests, is in cuda/spmm/policy/dispatch_policy.cpp.
-const SpmmVariant& nnz_split_variant() {
-  static const SpmmVariant v{"nnz_split", "equal entries per warp: runs of short rows or pieces of long ones, 4 rounds",
-                             can_implement, workspace_bytes<4, 32, false>, run<4, 32, false>};
-  return v;
-}
-
-const SpmmVariant& nnz_split_fused_variant() {
-  static const SpmmVariant v{"nnz_split_fused", "nnz_split with pieces folded inside the kernel (one launch)",
-                             can_implement, workspace_bytes<4, 32, true>, run<4, 32, true>};
-  return v;
-}
-
-const SpmmVariant& nnz_split_long_variant() {
-  static const SpmmVariant v{"nnz_split_long", "nnz_split with 16 rounds per unit, pieces folded inside the kernel",
-                             can_implement, workspace_bytes<16, 32, true>, run<16, 32, true>};
-  return v;
-}
-
-const SpmmVariant& nnz_split_line_variant() {
-  static const SpmmVariant v{"nnz_split_line",
-                             "nnz_split with 128-byte column tiles (one line of B per entry and slot), folded inside",
-                             can_implement, workspace_bytes<4, 8, true>, run<4, 8, true>};
-  return v;
-}
-
-const SpmmVariant& nnz_split_rows_long_variant() {
-  static const SpmmVariant v{"nnz_split_rows_long", "nnz_split_long with each slot's stretch walked row by row",
-                             can_implement, workspace_bytes<16, 32, true>, run<16, 32, true, true>};
-  return v;
-}
-
-const SpmmVariant& nnz_split_long_waves_variant() {
-  static const SpmmVariant v{"nnz_split_long_waves", "nnz_split_long with units sized to fill the last wave of warps",
-                             can_implement, workspace_bytes<16, 32, true, false, true>,
-                             run<16, 32, true, false, true>};
-  return v;
-}
-
-const SpmmVariant& nnz_split_line_long_variant() {
-  static const SpmmVariant v{"nnz_split_line_long", "nnz_split_line with 16 rounds per unit", can_implement,
-                             workspace_bytes<16, 8, true>, run<16, 8, true>};
-  return v;
-}
+const FamilyOps nnz_split_family{can_implement, workspace_bytes, run};
 
 }  // namespace geblas::detail::cuda::spmm

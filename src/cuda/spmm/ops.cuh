@@ -234,6 +234,13 @@ inline bool vector_aligned(const SpmmProblem& p, int v) {
 // The vector width (in values) a 16-byte load holds for the problem's (stored) type.
 inline int full_vector(const SpmmProblem& p) { return static_cast<int>(16 / p.value_bytes()); }
 
+// The values per lane of a run-time semiring's kernels (src/cuda/jit/): a 16-byte vector
+// where B and C allow it, else 1; its kernels for every width are compiled on demand.
+inline int runtime_vector(const SpmmProblem& p) {
+  const int full = full_vector(p);
+  return p.b_row_major() && p.c_row_major() && full > 1 && vector_aligned(p, full) ? full : 1;
+}
+
 // can_implement's check for the 16-bit types: what a variant of mode L takes (see
 // Takes16); a refusal names the variant, the type and what to use instead.
 inline bool takes_16bit(const SpmmProblem& p, Takes16 mode, const char* variant, std::string* why) {

@@ -10,7 +10,7 @@
 // The order of the adds depends only on the row's pieces and is the same on every call;
 // for plus over floats it is not the left-to-right order (the tests' rounding bound holds).
 // The kernel is in piece_fold_kernel.cuh (NVRTC compiles it for run-time semirings too);
-// this file launches it.
+// this file launches it, for the built-in kernels and run-time semirings' alike.
 #pragma once
 
 #include "cuda/spmm/early_launch.cuh"
@@ -19,14 +19,14 @@
 
 namespace geblas::detail::cuda::spmm {
 
-template <class Ops, bool RowMajor, class Cut>
-void launch_fold(const Operands<typename Ops::Stored, RowMajor>& op, Ops ops, const Cut* cut, Index cut_count,
-                 const typename Ops::T* partial, cudaStream_t stream) {
+// Kernel I of `k` is fold_pieces<Ops, RowMajor, Cut> (taking op, ops, cut, partial).
+template <int I, class Kernels, class Cut>
+void launch_fold(const Kernels& k, const Cut* cut, Index cut_count, const typename Kernels::Compute* partial,
+                 cudaStream_t stream) {
   if (cut_count == 0) return;
   // Launched early behind the product (the kernel waits for it before reading the partial
   // rows): the fold starts without the launch gap.
-  launch_early(fold_pieces<Ops, RowMajor, Cut>, dim3(grid_limit(cut_count)), PieceFoldPolicy::threads, stream, op, ops,
-               cut, partial);
+  k.template launch<I>(Start::early, dim3(grid_limit(cut_count)), PieceFoldPolicy::threads, stream, cut, partial);
 }
 
 }  // namespace geblas::detail::cuda::spmm

@@ -1,48 +1,28 @@
-// The registry of CUDA SpMM variants: the one place a new variant is added (declare its
-// getter in problem.hpp, list it here). The dispatcher, the tests (through
-// cuda_spmm_variant_names) and the bench enumerate and force variants from this list.
-#include <array>
-
+// The registry of CUDA SpMM variants, read from the one table (variants.hpp): each
+// variant's life cycle handed to its family's launcher, and the names the tests and the
+// bench enumerate and force (cuda_spmm_variant_names).
 #include "cuda/context.cuh"
-#include "cuda/spmm/problem.hpp"
+#include "cuda/spmm/variants.hpp"
 #include "geblas/detail/spmm_variants.hpp"
 
 namespace geblas::detail {
 namespace cuda::spmm {
+namespace {
 
-std::span<const SpmmVariant* const> variants() {
-  // the size is deduced: a size larger than the list would leave a null variant
-  static const std::array all{
-      &row_split_variant(),
-      &row_pieces_variant(),
-      &row_group_variant(),
-      &merge_path_variant(),
-      &crc_variant(),
-      &cwm_variant(),
-      &nnz_split_variant(),
-      &nnz_split_fused_variant(),
-      &nnz_split_long_variant(),
-      &nnz_split_line_variant(),
-      &nnz_split_line_long_variant(),
-      &nnz_split_rows_long_variant(),
-      &nnz_split_long_waves_variant(),
-      &row_pieces_long_variant(),
-      &row_pieces_wide_variant(),
-  };
-  return all;
+#define GEBLAS_SPMM_FAMILY_ENTRY(family, header, vectors) &family##_family,
+const FamilyOps* const family_ops[] = {GEBLAS_SPMM_FAMILIES(GEBLAS_SPMM_FAMILY_ENTRY)};
+#undef GEBLAS_SPMM_FAMILY_ENTRY
+
+const FamilyOps& ops_of(Family f) { return *family_ops[static_cast<std::size_t>(f)]; }
+
+}  // namespace
+
+bool SpmmVariant::can_implement(const SpmmProblem& p, std::string* why) const {
+  return ops_of(family).can_implement(*this, p, why);
 }
-
-std::span<const SpmmVariant* const> tf32_variants() {
-  static const std::array all{&tc_window_variant(), &tc_window_all_variant()};
-  return all;
-}
-
-const SpmmVariant* find_variant(std::string_view name) {
-  for (const SpmmVariant* v : variants())
-    if (name == v->name) return v;
-  for (const SpmmVariant* v : tf32_variants())
-    if (name == v->name) return v;
-  return nullptr;
+std::size_t SpmmVariant::workspace_bytes(const SpmmProblem& p) const { return ops_of(family).workspace_bytes(*this, p); }
+void SpmmVariant::run(const SpmmProblem& p, void* workspace, cudaStream_t stream) const {
+  ops_of(family).run(*this, p, workspace, stream);
 }
 
 }  // namespace cuda::spmm

@@ -1,8 +1,8 @@
-// The host side of the SpMM variants that are one kernel launch over the rows of A, with
-// no plan and no workspace, and that take every 16-bit problem (row_split, row_group).
-// They differ only in their kernel, its launch shape and its block size, which a small
-// traits struct names; the kernels themselves stay in their own headers, shared with the
-// run-time semiring compiler.
+// The launcher of the SpMM families that are one kernel launch over the rows of A, with no
+// plan and no workspace, and that take every 16-bit problem (row_split, row_group). Their
+// kernels stay in their own headers, shared with the run-time semiring compiler; a family
+// is its kernel, its launch shape and its block size (RowKernelShape), and the launch
+// below serves the built-in kernels and run-time semirings' alike.
 #pragma once
 
 #include <cstddef>
@@ -10,36 +10,44 @@
 
 #include "cuda/spmm/early_launch.cuh"
 #include "cuda/spmm/ops.cuh"
-#include "cuda/spmm/warp_row.cuh"  // LaunchShape
+#include "cuda/spmm/row_group_kernel.cuh"
+#include "cuda/spmm/row_split_kernel.cuh"
 
 namespace geblas::detail::cuda::spmm {
 
-// Launch is a traits struct with
-//   name:                            the variant's name (for can_implement's refusals);
-//   block_threads:                   the kernel's block size (its policy's);
-//   shape(m, n, v):                  the grid of a launch, a LaunchShape;
-//   kernel<Ops, V, RowMajor>:        the kernel, taking (Operands, Ops, log_w).
-template <class Launch>
-struct RowLaunchVariant {
-  static bool can_implement(const SpmmProblem& p, std::string* why) {
-    return takes_16bit(p, Takes16::all, Launch::name, why);
+struct RowKernelShape {
+  LaunchShape (*shape)(Index m, Index n, int v);
+  int block_threads;
+};
+inline RowKernelShape row_kernel_shape(Family f) {
+  if (f == Family::row_group) return {row_group_shape, RowGroupPolicy::block_threads};
+  return {row_split_shape, RowSplitPolicy::block_threads};
+}
+
+// One launch of the family's kernel (taking op, ops, log_w) with v values per lane.
+template <class Kernels>
+void launch_rows(const SpmmVariant& variant, const SpmmProblem& p, int v, const Kernels& k, cudaStream_t stream) {
+  const RowKernelShape r = row_kernel_shape(variant.family);
+  const LaunchShape s = r.shape(p.m, p.n, v);
+  const int log_w = s.log_w;
+  k.template launch<0>(Start::early, dim3(s.grid_x, s.grid_y), r.block_threads, stream, log_w);
+}
+
+// The family's FamilyOps over its built-in kernel, Kernel::fn<Ops, V, RowMajor>().
+template <class Kernel>
+struct RowFamily {
+  static bool can_implement(const SpmmVariant& v, const SpmmProblem& p, std::string* why) {
+    return takes_16bit(p, Takes16::all, v.name, why);
   }
-
-  static std::size_t workspace_bytes(const SpmmProblem&) { return 0; }
-
-  static void run(const SpmmProblem& p, void*, cudaStream_t stream) {
+  static std::size_t workspace_bytes(const SpmmVariant&, const SpmmProblem&) { return 0; }
+  static void run(const SpmmVariant& v, const SpmmProblem& p, void*, cudaStream_t stream) {
     if (p.m == 0 || p.n == 0) return;
-    with_vector_ops<Takes16::all>(
-        p, [&]<class Ops, int V, bool RowMajor>(Ops ops) { launch<Ops, V, RowMajor>(p, ops, stream); });
+    with_vector_ops<Takes16::all>(p, [&]<class Ops, int V, bool RowMajor>(Ops ops) {
+      const auto op = operands<typename Ops::Stored, RowMajor>(p);
+      launch_rows(v, p, V, built_kernels(op, ops, Kernel::template fn<Ops, V, RowMajor>()), stream);
+    });
   }
-
- private:
-  template <class Ops, int V, bool RowMajor>
-  static void launch(const SpmmProblem& p, Ops ops, cudaStream_t stream) {
-    const LaunchShape s = Launch::shape(p.m, p.n, V);
-    launch_early(Launch::template kernel<Ops, V, RowMajor>, dim3(s.grid_x, s.grid_y), Launch::block_threads, stream,
-                 operands<typename Ops::Stored, RowMajor>(p), ops, s.log_w);
-  }
+  static constexpr FamilyOps ops{can_implement, workspace_bytes, run};
 };
 
 }  // namespace geblas::detail::cuda::spmm

@@ -19,10 +19,7 @@
 #include "core/derived_cache.hpp"
 #include "cuda/check.cuh"
 #include "cuda/ops/common.cuh"
-#include "cuda/spmm/ops.cuh"
-#include "cuda/spmm/piece_fold.cuh"
-#include "cuda/spmm/row_pieces_kernel.cuh"
-#include "cuda/spmm/row_pieces_plan.hpp"
+#include "cuda/spmm/row_pieces.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
@@ -191,18 +188,15 @@ namespace {
 
 template <class Ops, int V, bool RowMajor>
 void launch(const SpmmProblem& p, Ops ops, Index piece, void* workspace, cudaStream_t stream) {
-  using T = typename Ops::T;
-  const auto plan = row_pieces_plan(*p.matrix, piece);
-  const Index slot_rows = row_pieces_slot_rows(plan->unit_count, plan->short_rows, p.n, V);
-  const LaunchShape s = row_pieces_shape(plan->unit_count, slot_rows, p.n, V);
   const auto op = operands<typename Ops::Stored, RowMajor>(p);
-  auto* partial = static_cast<T*>(workspace);  // compute type
-  launch_early(row_pieces_kernel<Ops, V, RowMajor>, dim3(s.grid_x, s.grid_y), RowPiecesPolicy::block_threads, stream,
-               op, ops, s.log_w, plan->units.as<Unit>(), plan->unit_count, plan->synced_units, slot_rows, partial);
-  launch_fold(op, ops, plan->cut_rows.as<CutRow>(), plan->cut_count, partial, stream);
+  launch_row_pieces(
+      p, piece, V,
+      built_kernels(op, ops, row_pieces_kernel<Ops, V, RowMajor>, fold_pieces<Ops, RowMajor, CutRow>), workspace,
+      stream);
 }
 
-bool can_implement(const SpmmProblem& p, std::string* why) {
+// A refusal names the family, which every shape shares.
+bool can_implement(const SpmmVariant&, const SpmmProblem& p, std::string* why) {
   if (!takes_16bit(p, Takes16::all, "row_pieces", why)) return false;
   if (!p.matrix && p.m > 0 && p.n > 0) {
     if (why) *why = "it needs the matrix for its cached work list";
@@ -216,21 +210,19 @@ constexpr bool is_static_ops = false;
 template <class S, class Stored>
 constexpr bool is_static_ops<StaticOps<S, Stored>> = true;
 
-template <bool Long, bool Wide>
-std::size_t workspace_bytes(const SpmmProblem& p) {
+std::size_t workspace_bytes(const SpmmVariant& v, const SpmmProblem& p) {
   if (p.m == 0 || p.n == 0 || p.nnz == 0) return 0;
-  const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, Long, row_pieces_vector(p, Wide)));
+  const auto plan = row_pieces_plan(*p.matrix, row_pieces_piece_length(p, v.shape.long_pieces, row_pieces_piece_vector(v, p)));
   return static_cast<std::size_t>(plan->piece_count) * static_cast<std::size_t>(p.n) * p.compute_bytes();
 }
 
 // The piece length is a property of the work list only: the variants run the same kernels,
 // row_pieces_wide with two 16-byte vectors per lane where row_pieces_vector allows it.
-template <bool Long, bool Wide>
-void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
+void run(const SpmmVariant& variant, const SpmmProblem& p, void* workspace, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
-  const int v = row_pieces_vector(p, Wide);
-  const Index piece = row_pieces_piece_length(p, Long, v);
-  if (Wide && v == 2 * full_vector(p)) {
+  const int v = row_pieces_vector(p, variant.shape.wide);
+  const Index piece = row_pieces_piece_length(p, variant.shape.long_pieces, v);
+  if (variant.shape.wide && v == 2 * full_vector(p)) {
     // float32, a built-in semiring, row-major and aligned: with_ops gives StaticOps
     with_ops<Takes16::all>(p, [&]<class Ops, bool RowMajor>(Ops ops) {
       if constexpr (RowMajor && is_static_ops<Ops> && std::is_same_v<typename Ops::Stored, float>)
@@ -245,25 +237,6 @@ void run(const SpmmProblem& p, void* workspace, cudaStream_t stream) {
 
 }  // namespace
 
-const SpmmVariant& row_pieces_variant() {
-  static const SpmmVariant v{
-      "row_pieces", "a warp per row; rows of 2-8 pieces added in one block, longer ones folded by a second kernel",
-      can_implement, workspace_bytes<false, false>, run<false, false>};
-  return v;
-}
-
-const SpmmVariant& row_pieces_long_variant() {
-  static const SpmmVariant v{"row_pieces_long", "row_pieces with pieces of at least 128 entries (fewer pieces to fold)",
-                             can_implement, workspace_bytes<true, false>, run<true, false>};
-  return v;
-}
-
-const SpmmVariant& row_pieces_wide_variant() {
-  static const SpmmVariant v{"row_pieces_wide",
-                             "row_pieces with 8 float columns per lane (two 16-byte loads): twice the entry slots of a "
-                             "warp at the same N, where N is a multiple of 8 (else row_pieces)",
-                             can_implement, workspace_bytes<false, true>, run<false, true>};
-  return v;
-}
+const FamilyOps row_pieces_family{can_implement, workspace_bytes, run};
 
 }  // namespace geblas::detail::cuda::spmm

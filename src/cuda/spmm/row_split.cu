@@ -7,26 +7,17 @@
 // and merge_path are for those. Takes half and bfloat16 (8 values per 16-byte load of B,
 // float accumulators).
 #include "cuda/spmm/row_launch.cuh"
-#include "cuda/spmm/row_split_kernel.cuh"
 
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-struct RowSplitLaunch {
-  static constexpr const char* name = "row_split";
-  static constexpr int block_threads = RowSplitPolicy::block_threads;
-  static LaunchShape shape(Index m, Index n, int v) { return row_split_shape(m, n, v); }
+struct RowSplitKernel {
   template <class Ops, int V, bool RowMajor>
-  static constexpr auto kernel = row_split_kernel<Ops, V, RowMajor>;
+  static constexpr auto fn() { return row_split_kernel<Ops, V, RowMajor>; }
 };
-using RowSplit = RowLaunchVariant<RowSplitLaunch>;
 
 }  // namespace
 
-const SpmmVariant& row_split_variant() {
-  static const SpmmVariant v{"row_split", "a warp per row, entry-parallel slots, 16-byte loads of B",
-                             RowSplit::can_implement, RowSplit::workspace_bytes, RowSplit::run};
-  return v;
-}
+const FamilyOps row_split_family = RowFamily<RowSplitKernel>::ops;
 
 }  // namespace geblas::detail::cuda::spmm

@@ -16,6 +16,7 @@
 #include "cuda/spmm/policy/tc_cost_model.hpp"
 #include "cuda/spmm/tc_window.cuh"
 #include "cuda/spmm/tc_window_kernel.cuh"
+#include "cuda/spmm/variants.hpp"
 #include "cuda/spmm/window_plan.cuh"
 
 namespace geblas::detail::cuda {

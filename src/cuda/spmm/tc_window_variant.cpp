@@ -1,5 +1,5 @@
-// The tensor-core row-window variants in the CUDA SpMM registry: tc_window (windows
-// routed by the cost model) and tc_window_all (every window on tensor cores). They
+// The tensor-core row-window family of the CUDA SpMM registry: tc_window (windows routed
+// by the cost model) and tc_window_all (every window on tensor cores, Shape::all_windows). They
 // compute plus_times: float in TF32, only when the caller allowed TF32
 // (Options::allow_tf32), so the registry lists them apart from the exact variants; half
 // and bfloat16 with fp32 accumulation (no setting needed).
@@ -11,7 +11,7 @@
 namespace geblas::detail::cuda::spmm {
 namespace {
 
-bool can_implement(const SpmmProblem& p, std::string* why) {
+bool can_implement(const SpmmVariant&, const SpmmProblem& p, std::string* why) {
   std::string reason;
   if (!p.matrix) reason = "needs A's storage for its window plan";
   else reason = tc_window_unsupported(p.type, p.semiring, p.allow_tf32, *p.matrix, p.n);
@@ -20,24 +20,16 @@ bool can_implement(const SpmmProblem& p, std::string* why) {
   return false;
 }
 
-std::size_t routed_workspace(const SpmmProblem& p) { return tc_window_workspace(p, WindowRouting::cost_model); }
-std::size_t all_workspace(const SpmmProblem& p) { return tc_window_workspace(p, WindowRouting::all_tensor_cores); }
+WindowRouting routing(const SpmmVariant& v) {
+  return v.shape.all_windows ? WindowRouting::all_tensor_cores : WindowRouting::cost_model;
+}
 
-void run_routed(const SpmmProblem& p, void* ws, cudaStream_t s) { tc_window_run(p, WindowRouting::cost_model, ws, s); }
-void run_all(const SpmmProblem& p, void* ws, cudaStream_t s) { tc_window_run(p, WindowRouting::all_tensor_cores, ws, s); }
+std::size_t workspace_bytes(const SpmmVariant& v, const SpmmProblem& p) { return tc_window_workspace(p, routing(v)); }
+
+void run(const SpmmVariant& v, const SpmmProblem& p, void* ws, cudaStream_t s) { tc_window_run(p, routing(v), ws, s); }
 
 }  // namespace
 
-const SpmmVariant& tc_window_variant() {
-  static const SpmmVariant v{"tc_window", "16-row windows: dense ones on tensor cores (TF32, fp16, bf16), the rest on CUDA cores",
-                             can_implement, routed_workspace, run_routed};
-  return v;
-}
-
-const SpmmVariant& tc_window_all_variant() {
-  static const SpmmVariant v{"tc_window_all", "every 16-row window on tensor cores (TF32, fp16, bf16)",
-                             can_implement, all_workspace, run_all};
-  return v;
-}
+const FamilyOps tc_window_family{can_implement, workspace_bytes, run};
 
 }  // namespace geblas::detail::cuda::spmm

@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "core/row_stats.hpp"
-#include "cuda/spmm/problem.hpp"
+#include "cuda/spmm/variants.hpp"
 
 namespace geblas::detail::cuda::spmm {
 
