@@ -109,14 +109,6 @@ std::string compare(const Csr<T>& got, const Csr<T>& want) {
   return "";
 }
 
-// The semirings both libraries are timed on (--semirings).
-template <class T>
-GrB_Semiring grb_semiring(const std::string& name) {
-  constexpr bool f = std::is_same_v<T, float>;
-  if (name == "min_plus") return f ? GrB_MIN_PLUS_SEMIRING_FP32 : GrB_MIN_PLUS_SEMIRING_FP64;
-  return Grb<T>::plus_times();
-}
-
 // One product to time: C = A*A ("plain") or C<A> = A*A' ("masked"), over `semiring`.
 template <class T>
 struct Problem {
@@ -160,9 +152,9 @@ std::vector<Impl<T>> implementations(geblas::SparseMatrix<T>& Cg, GrB_Matrix& Cs
                      GRB_CHECK(GrB_Matrix_nrows(&n, p.Ag));
                      GRB_CHECK(GrB_Matrix_new(&Cs, Grb<T>::type(), n, n));
                      if (p.product == "masked")
-                       GRB_CHECK(GrB_mxm(Cs, p.Ag, nullptr, grb_semiring<T>(p.semiring), p.Ag, p.Ag, GrB_DESC_T1));
+                       GRB_CHECK(GrB_mxm(Cs, p.Ag, nullptr, Grb<T>::semiring(p.semiring), p.Ag, p.Ag, GrB_DESC_T1));
                      else
-                       GRB_CHECK(GrB_mxm(Cs, nullptr, nullptr, grb_semiring<T>(p.semiring), p.Ag, p.Ag, nullptr));  // the default descriptor
+                       GRB_CHECK(GrB_mxm(Cs, nullptr, nullptr, Grb<T>::semiring(p.semiring), p.Ag, p.Ag, nullptr));  // the default descriptor
                      GRB_CHECK(GrB_Matrix_wait(Cs, GrB_MATERIALIZE));
                    },
                    [&] { return csr_of<T>(Cs); }});
