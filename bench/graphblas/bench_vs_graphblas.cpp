@@ -34,6 +34,7 @@
 #include "graphs.hpp"
 #include "grb_algorithms.h"
 #include "host_checks.hpp"
+#include "results.hpp"
 
 using namespace geblas;
 using bench::HostCsr;
@@ -299,6 +300,7 @@ void run_case(Case& c, const Config& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::Results results("bench_vs_graphblas", argc, argv);  // --results FILE (bench/common/results.hpp)
   Config cfg;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i], v;
@@ -352,9 +354,14 @@ int main(int argc, char** argv) {
     grb_graph_free(&c.GS);
   }
   std::printf("\n| graph | algorithm | geblas ms | GrB on SuiteSparse ms | GrB / geblas | note |\n|---|---|---|---|---|---|\n");
-  for (const auto& r : rows)
+  for (const auto& r : rows) {
     std::printf("| %s | %s | %.3f | %.3f | %.2fx | %s |\n", r.graph.c_str(), r.algo.c_str(), r.geblas_ms, r.grb_ms,
                 r.grb_ms / r.geblas_ms, r.note.c_str());
+    const bench::CaseKey key{{"graph", r.graph}, {"algorithm", r.algo}};
+    results.add(key, {{"geblas ms", r.geblas_ms}, {"GrB ms", r.grb_ms}}, "ms");
+    results.add(key, "GrB / geblas", r.grb_ms / r.geblas_ms, "x");
+    results.add_text(key, "note", r.note);
+  }
   GrB_finalize();
   if (failures) std::printf("# %d CHECK FAILED\n", failures);
   return failures ? 1 : 0;
