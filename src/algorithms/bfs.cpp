@@ -9,7 +9,8 @@
 // (core/graph_ops.cpp, bfs_in_edges).
 //
 // One source: the backend writes a dense level and parent array (-1 where unreached)
-// and select() keeps the reached entries. Many sources: where the backend has a
+// and select() keeps the reached entries (the arrays are returned as they are when
+// every vertex is reached). Many sources: where the backend has a
 // many-source traversal (bfs_many, the GPU's: 64 sources per pull pass, one bit each),
 // all of them in one; otherwise one traversal per source into the columns of
 // column-major n x k results (on the host, one traversal per thread). Either way no
@@ -122,10 +123,18 @@ BfsResult single(const geblas::detail::SparseStorage& A, Index source, const Bfs
   BfsResult res;
   res.depth = run.depth;
   res.edges_examined = run.edges_examined;
-  res.levels = Vector<V>(n, dev);
-  res.parents = Vector<V>(n, dev);
-  select(res.levels, Vector<V>(std::move(levels)), selectop::value_ge<V>{0});
-  select(res.parents, Vector<V>(std::move(parents)), selectop::value_ge<V>{0});
+  if (run.reached == n) {
+    // Every vertex reached: the arrays are the results as they are (a dense vector is a
+    // sparse one with every entry present), and the two compactions, which cost as much
+    // as a road graph's whole traversal, are skipped.
+    res.levels = Vector<V>(std::move(levels));
+    res.parents = Vector<V>(std::move(parents));
+  } else {
+    res.levels = Vector<V>(n, dev);
+    res.parents = Vector<V>(n, dev);
+    select(res.levels, Vector<V>(std::move(levels)), selectop::value_ge<V>{0});
+    select(res.parents, Vector<V>(std::move(parents)), selectop::value_ge<V>{0});
+  }
   // The traversal's record is the thread's last again when bfs returns, not the selects'.
   geblas::detail::restore_dispatch(run.record);
   if (o.on_iteration)

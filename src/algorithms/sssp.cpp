@@ -72,26 +72,44 @@ void check_source(Index v, Index n) {
                            " is outside the graph's vertices [0, " + std::to_string(n) + ")");
 }
 
+// The smallest weight and the sum from which the mean weight comes (of |w| when some
+// weight is negative), kept with A as its transpose is: two reductions over A's values on
+// its device and no copy of A, paid once per matrix rather than once per call (on a
+// social graph they cost a fifth of a traversal). With weights >= 0 the plain sum is the
+// sum of |w|, and NaN exactly when a weight is NaN.
+template <class T>
+struct WeightSummary {
+  T lowest{};
+  double total = 0;
+};
+
+template <class T>
+WeightSummary<T> weight_summary(const SparseMatrix<T>& A) {
+  return *geblas::detail::derived<WeightSummary<T>>(A.storage(), "algo:sssp:weights", [&] {
+    WeightSummary<T> w;
+    w.lowest = reduce(A, monoid::min<T>{});
+    w.total = static_cast<double>(reduce(A, monoid::plus<T>{}));
+    if (std::isnan(w.total) && w.lowest < T{0}) {
+      // +inf and -inf together also sum to NaN: decide on the magnitudes.
+      SparseMatrix<T> magnitude(A.nrows(), A.ncols(), A.device());
+      apply(magnitude, A, unop::abs<T>{});
+      w.total = static_cast<double>(reduce(magnitude, monoid::plus<T>{}));
+    }
+    return w;
+  });
+}
+
 // Throws for a NaN weight, and for a negative one unless allowed; returns the sum of
-// the weights (of |w| when negatives are allowed), from which the mean weight comes.
-// Two reductions over A's values on its device and no copy of A: with weights >= 0 the
-// plain sum is the sum of |w|, and NaN exactly when a weight is NaN.
+// the weights (of |w| when negatives are allowed).
 template <class T>
 double check_weights(const SparseMatrix<T>& A, const SsspOptions& o) {
   if (A.nvals() == 0) return 0;
-  const T lowest = reduce(A, monoid::min<T>{});
-  if (!o.allow_negative && lowest < T{0})
-    throw InvalidValue("geblas::algo::sssp: the graph has a negative edge weight (" + std::to_string(lowest) +
+  const WeightSummary<T> w = weight_summary(A);
+  if (!o.allow_negative && w.lowest < T{0})
+    throw InvalidValue("geblas::algo::sssp: the graph has a negative edge weight (" + std::to_string(w.lowest) +
                        "); set allow_negative to run Bellman-Ford with negative-cycle detection");
-  double total = static_cast<double>(reduce(A, monoid::plus<T>{}));
-  if (std::isnan(total) && lowest < T{0}) {
-    // +inf and -inf together also sum to NaN: decide on the magnitudes.
-    SparseMatrix<T> magnitude(A.nrows(), A.ncols(), A.device());
-    apply(magnitude, A, unop::abs<T>{});
-    total = static_cast<double>(reduce(magnitude, monoid::plus<T>{}));
-  }
-  if (std::isnan(total)) throw InvalidValue("geblas::algo::sssp: the graph has a NaN edge weight");
-  return total;
+  if (std::isnan(w.total)) throw InvalidValue("geblas::algo::sssp: the graph has a NaN edge weight");
+  return w.total;
 }
 
 // n entries of `value` on the device: a zeroed vector overwritten by apply.

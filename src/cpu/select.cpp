@@ -1,10 +1,15 @@
 // select on the host: keep the entries where an index-unary predicate holds (GraphBLAS
 // GrB_select). Sparse matrices count and fill each row; vectors (an n x 1 column, so
 // j = 0) compact into a sparse result.
+#include <algorithm>
+#include <utility>
 #include <vector>
+
+#include <omp.h>
 
 #include "cpu/csr_builder.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/parallel.hpp"
 
 namespace geblas::detail::cpu {
 namespace {
@@ -66,22 +71,39 @@ void select_vector(VectorStorage& t, const VectorStorage& u, const SelectPredica
     const V* uv = u.values.as<V>();
     const ColIndex* ui = u.dense ? nullptr : u.indices.as<ColIndex>();
     with_predicate<V>(p, [&](auto keep) {
-      std::vector<ColIndex> idx;
-      std::vector<Index> src;
-      for (Index q = 0; q < u.nvals; ++q) {
-        const Index i = ui ? ui[q] : q;
-        if (keep(i, 0, uv[q])) {
-          idx.push_back(static_cast<ColIndex>(i));
-          src.push_back(q);
-        }
+      // Two passes over `parts` equal ranges (count, then write at each range's offset)
+      // rather than growing index lists: the kept entries are written once, straight
+      // into the result's buffers, and large vectors use every thread.
+      const Index nv = u.nvals;
+      const int parts = parallel_elements(nv) ? std::max(1, omp_get_max_threads()) : 1;
+      std::vector<Index> offset(static_cast<std::size_t>(parts) + 1, 0);
+      auto range = [&](int r) { return std::pair<Index, Index>{nv * r / parts, nv * (r + 1) / parts}; };
+#pragma omp parallel for schedule(static, 1) num_threads(parts) if (parts > 1)
+      for (int r = 0; r < parts; ++r) {
+        const auto [lo, hi] = range(r);
+        Index c = 0;
+        for (Index q = lo; q < hi; ++q) c += keep(ui ? ui[q] : q, 0, uv[q]) ? 1 : 0;
+        offset[static_cast<std::size_t>(r) + 1] = c;
       }
+      for (int r = 0; r < parts; ++r) offset[static_cast<std::size_t>(r) + 1] += offset[static_cast<std::size_t>(r)];
+      const Index kept = offset.back();
       VectorStorage out = make_sparse_vector(u.size, u.type, Device::cpu());
-      out.nvals = static_cast<Index>(idx.size());
-      out.indices = RawBuffer(idx.size() * sizeof(ColIndex), Device::cpu());
-      out.values = RawBuffer(idx.size() * sizeof(V), Device::cpu());
-      for (std::size_t q = 0; q < idx.size(); ++q) {
-        out.indices.as<ColIndex>()[q] = idx[q];
-        out.values.as<V>()[q] = uv[src[q]];
+      out.nvals = kept;
+      out.indices = RawBuffer(static_cast<std::size_t>(kept) * sizeof(ColIndex), Device::cpu());
+      out.values = RawBuffer(static_cast<std::size_t>(kept) * sizeof(V), Device::cpu());
+      ColIndex* oi = out.indices.as<ColIndex>();
+      V* ov = out.values.as<V>();
+#pragma omp parallel for schedule(static, 1) num_threads(parts) if (parts > 1)
+      for (int r = 0; r < parts; ++r) {
+        const auto [lo, hi] = range(r);
+        Index at = offset[static_cast<std::size_t>(r)];
+        for (Index q = lo; q < hi; ++q) {
+          const Index i = ui ? ui[q] : q;
+          if (keep(i, 0, uv[q])) {
+            oi[at] = static_cast<ColIndex>(i);
+            ov[at++] = uv[q];
+          }
+        }
       }
       t = std::move(out);
     });

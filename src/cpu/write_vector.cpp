@@ -14,6 +14,13 @@ namespace geblas::detail::cpu {
 
 void write_vector(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity) {
   const Index n = w.size;
+  // No mask and no accumulator: w is t. A sparse t moves in as it is, with no pass over
+  // the n positions (a sparse result of a few entries costs what it holds).
+  if (o.mask.empty() && o.accum.empty() && !w.dense && !t.t.dense && t.t.size == n && t.t.type == w.type) {
+    t.t.device = w.device;
+    w = std::move(t.t);
+    return;
+  }
   // The mask is read before w changes: it may be w itself.
   std::vector<std::uint8_t> allowed(static_cast<std::size_t>(n), 1);
   if (!o.mask.empty()) MaskRows(o.mask).fill(0, allowed.data(), n);

@@ -195,16 +195,22 @@ class Traversal {
     depth_ = 1;
   }
 
-  // Beamer's rule with its hysteresis, for the next level. Pull also needs a frontier of
-  // at least n/beta vertices (the condition for staying in pull): a pull level visits
-  // every vertex, and at the end of a road graph's BFS m_u is tiny, so the edge rule
-  // alone would flip push/pull every level there.
+  // Beamer's rule with its hysteresis, for the next level: pull while the frontier holds
+  // at least n/beta vertices. To start pulling, the frontier must also be large: at
+  // least n/beta vertices, or, on a symmetric pattern, 1/beta of all edges. A pull level
+  // visits every unvisited vertex, and at the end of a road graph's BFS m_u is tiny, so
+  // the edge rule alone would flip push/pull every level there; but a skewed graph's
+  // third level can be a few thousand hubs holding millions of out-edges, which must be
+  // pulled. On a directed pattern the edge bound is not taken: the vertices no path
+  // reaches read their whole in-lists at every pull level, which m_u does not foresee.
   bool wants_pull() const {
     if (run_.direction != 0) return run_.direction == 2;
     if (!in_ && !(may_build_ && !wished_)) return false;
-    const bool many = static_cast<double>(frontier_size_) * TraversalPolicy::pull_to_push >= static_cast<double>(n_);
-    if (!pulling_) return many && frontier_edges_ * TraversalPolicy::push_to_pull > unexplored_edges_;
-    return many;
+    const double n = static_cast<double>(n_), beta = TraversalPolicy::pull_to_push;
+    const bool many = static_cast<double>(frontier_size_) * beta >= n;
+    if (pulling_) return many;
+    const bool heavy = in_ == run_.A && frontier_edges_ * beta >= static_cast<double>(run_.A->nvals);
+    return (many || heavy) && frontier_edges_ * TraversalPolicy::push_to_pull > unexplored_edges_;
   }
 
   // Outside a team: a directed traversal without A' that wants to pull builds A' the
