@@ -14,11 +14,17 @@ namespace geblas::detail::cpu {
 
 void write_vector(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity) {
   const Index n = w.size;
-  // No mask and no accumulator: w is t. A sparse t moves in as it is, with no pass over
-  // the n positions (a sparse result of a few entries costs what it holds).
+  // No mask and no accumulator: w is t when their forms match. A sparse t moves in as it
+  // is, with no pass over the n positions (a sparse result of a few entries costs what it
+  // holds); so do a dense w's values from a dense t with every entry present.
   if (o.mask.empty() && o.accum.empty() && !w.dense && !t.t.dense && t.t.size == n && t.t.type == w.type) {
     t.t.device = w.device;
     w = std::move(t.t);
+    return;
+  }
+  if (o.mask.empty() && o.accum.empty() && w.dense && t.t.dense && t.present.bytes() == 0 && t.t.type == w.type) {
+    w.values = std::move(t.t.values);
+    w.nvals = n;
     return;
   }
   // The mask is read before w changes: it may be w itself.
