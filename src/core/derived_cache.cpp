@@ -27,6 +27,12 @@ std::shared_ptr<const SparseStorage> cached_transpose(const SparseStorage& A) {
   });
 }
 
+void note_symmetric_pattern(const SparseStorage& A) {
+  DerivedCache* cache = A.derived.get();
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  cache->entries.insert_or_assign(pattern_symmetric_key, std::make_shared<const bool>(true));
+}
+
 std::shared_ptr<const RowStats> cached_row_stats(const SparseStorage& A) {
   return derived<RowStats>(A, "row_stats", [&] {
     RowStats s;

@@ -51,6 +51,12 @@ std::shared_ptr<const V> derived(const SparseStorage& A, const std::string& key,
   return std::static_pointer_cast<const V>(it->second);
 }
 
+// The key of the fact "A's pattern is symmetric" (a bool): the host traversals test it
+// (cpu/graph/symmetry.hpp), and a reader that built A by mirroring a symmetric file
+// records it with note_symmetric_pattern, so the test is never paid for such a matrix.
+inline constexpr const char* pattern_symmetric_key = "pattern_symmetric";
+void note_symmetric_pattern(const SparseStorage& A);
+
 // A's transpose on A's device, cached.
 std::shared_ptr<const SparseStorage> cached_transpose(const SparseStorage& A);
 std::shared_ptr<const RowStats> cached_row_stats(const SparseStorage& A);

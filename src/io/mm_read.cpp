@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/derived_cache.hpp"
 #include "geblas/io.hpp"
 #include "io/csr_assembly.hpp"
 #include "io/mm_header.hpp"
@@ -374,10 +375,18 @@ SparseStorage read_sparse(ByteSource& src, const ReadOptions& options, RowRange*
       bad_range(path, range->begin, range->end, h.nrows);
     if (range->counts) range->counts->assign(static_cast<std::size_t>(h.nrows), 0);
   }
+  // A whole square matrix mirrored from a symmetric or skew-symmetric file has
+  // a symmetric pattern by construction (dropped zeros and combined duplicates go in
+  // mirrored pairs too): recorded, so no algorithm tests it again.
+  const bool mirrored = !range && h.symmetry != MmSymmetry::general && h.nrows == h.ncols;
+  auto noted = [mirrored](SparseStorage s) {
+    if (mirrored) geblas::detail::note_symmetric_pattern(s);
+    return s;
+  };
   if (h.format == MmFormat::array) {
     const auto vals = read_array_values<T>(lines, h);
     SparseStorage all = dense_to_csr<T>(array_to_dense<T>(h, vals), options.drop_zeros);
-    if (!range) return all;
+    if (!range) return noted(std::move(all));
     if (range->counts) {
       const Index* off = all.row_offsets.as<Index>();
       for (Index i = 0; i < h.nrows; ++i) (*range->counts)[static_cast<std::size_t>(i)] = off[i + 1] - off[i];
@@ -388,8 +397,8 @@ SparseStorage read_sparse(ByteSource& src, const ReadOptions& options, RowRange*
   const std::size_t entries = read_coordinate<T>(lines, h, coo, range);
   check_dimension_limit(path, h.nrows, h.ncols, entries, options.max_dimension);
   const Index first = range ? range->begin : 0;
-  return assemble_csr<T>(range ? range->end - range->begin : h.nrows, h.ncols, coo, options.duplicates,
-                         options.drop_zeros, [&](Index r, Index c) { report_duplicate(src, r + first, c); });
+  return noted(assemble_csr<T>(range ? range->end - range->begin : h.nrows, h.ncols, coo, options.duplicates,
+                               options.drop_zeros, [&](Index r, Index c) { report_duplicate(src, r + first, c); }));
 }
 
 template <class T>
