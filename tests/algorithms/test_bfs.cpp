@@ -266,6 +266,51 @@ TEST_CASE("bfs on the host: where the pull step reads its in-edges", "[algo][bfs
   CHECK(reason() == "never worth pulling, A' not built");
 }
 
+TEST_CASE("bfs on the host: the symmetric-pattern test, on sparse and dense rows", "[algo][bfs]") {
+  if (!algotest::device().is_cpu()) return;  // the host's test of A's pattern
+  // Mean degree 2 and 40 take the test's two methods (a search per entry, cursors per
+  // row). Each graph is tested whole, then with one entry's mirror removed, or one entry
+  // of a row moved to another column (as many entries above the diagonal as below), at a
+  // row the test's sample misses (it probes rows s n / 1024), so only the full test can
+  // see it.
+  const std::int64_t n = 60000;
+  auto sampled = [n](std::int64_t v) {
+    const std::int64_t s = (v * 1024 + n - 1) / n;
+    return s * n / 1024 == v;
+  };
+  auto reason = [] { return last_dispatch().reason; };
+  for (const double degree : {1.0, 20.0}) {
+    const auto g = algotest::random_graph(n, degree, 71, /*symmetric=*/true);
+    const auto S = algotest::to_matrix<float>(g);
+    check_single_on(S, g, 0, algo::BfsDirection::automatic, "symmetric");
+    CHECK(reason() == "pulls through A: symmetric pattern");
+    // An entry (i, j), i > j, off the sample: its mirror (j, i) removed, or moved to (i, c).
+    const auto at = std::find_if(g.edges.begin(), g.edges.end(), [&](const auto& e) {
+      return e.from > e.to && !sampled(e.from) && !sampled(e.to);
+    });
+    REQUIRE(at != g.edges.end());
+    const std::int64_t i = at->from, j = at->to;
+    INFO("degree " << degree << ", entry (" << i << ", " << j << ")");
+    oracle::Graph one_way = g;
+    std::erase_if(one_way.edges, [&](const auto& e) { return e.from == j && e.to == i; });
+    const auto D = algotest::to_matrix<float>(one_way);
+    check_single_on(D, one_way, 0, algo::BfsDirection::automatic, "one entry without its mirror");
+    CHECK(reason() != "pulls through A: symmetric pattern");
+    oracle::Graph moved = g;
+    std::int64_t c = j + 1;
+    auto present = [&](std::int64_t col) {
+      return std::any_of(moved.edges.begin(), moved.edges.end(), [&](const auto& e) { return e.from == i && e.to == col; });
+    };
+    while (c == i || present(c)) ++c;
+    REQUIRE(c < i);  // still below the diagonal: the counts above and below stay equal
+    for (auto& e : moved.edges)
+      if (e.from == i && e.to == j) e.to = c;
+    const auto M = algotest::to_matrix<float>(moved);
+    check_single_on(M, moved, 0, algo::BfsDirection::automatic, "one entry moved");
+    CHECK(reason() != "pulls through A: symmetric pattern");
+  }
+}
+
 TEST_CASE("bfs on a graph large enough for the parallel levels", "[algo][bfs]") {
   // 140,000 vertices and about 600k entries: the hub levels read more than 2^17 edges and
   // a pull level visits more than 2^17 vertices, so the host runs them with OpenMP.
