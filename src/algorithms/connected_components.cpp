@@ -1,8 +1,8 @@
 // Connected components: the labelling runs as one backend entry on A's device
 // (core/graph_kernels.hpp), a concurrent union-find over A's stored entries in the
-// manner of ECL-CC (Jaiganesh & Burtscher, HPDC 2018); the host's links a few sampled
-// neighbours of every vertex first and then skips the giant component's remaining
-// edges (Afforest). A min-label propagation (FastSV, Zhang, Azad & Hu 2020) needs a
+// manner of ECL-CC (Jaiganesh & Burtscher, HPDC 2018) that links a few sampled
+// neighbours of every vertex first and then skips or filters the giant component's
+// remaining edges (Afforest), on either backend. A min-label propagation (FastSV, Zhang, Azad & Hu 2020) needs a
 // round trip per round to test convergence; the union-find hooking needs none, reads
 // A's entries at most once in either direction (no symmetrised copy), and leaves each
 // vertex the smallest id of its component. Only the component count comes back to the

@@ -20,7 +20,7 @@ void finish_derived_build(Device device) {
 }
 
 std::shared_ptr<const SparseStorage> cached_transpose(const SparseStorage& A) {
-  return derived<SparseStorage>(A, "transpose", [&] {
+  return derived<SparseStorage>(A, transpose_key, [&] {
     SparseStorage T;
     required(backend_for(A.device).transpose_sparse, "transpose", A.device)(T, A);
     return T;

@@ -1,12 +1,14 @@
 // Facts derived from a matrix and kept with it until it changes: its transpose (for
 // transpose_a on the GPU and for pull/push switching), row statistics (for the SpMM
-// dispatcher) and backend plans. Each entry is built on first use (see derived()).
+// dispatcher), whether its pattern is symmetric, and backend plans. Each entry is built
+// on first use (see derived()); the *_if_any look-ups read one without building it.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/row_stats.hpp"
@@ -51,14 +53,37 @@ std::shared_ptr<const V> derived(const SparseStorage& A, const std::string& key,
   return std::static_pointer_cast<const V>(it->second);
 }
 
-// The key of the fact "A's pattern is symmetric" (a bool): the host traversals test it
-// (cpu/graph/symmetry.hpp), and a reader that built A by mirroring a symmetric file
-// records it with note_symmetric_pattern, so the test is never paid for such a matrix.
+// The entry `key` of A's cache when it is already there, else null (never builds it):
+// for a caller that uses a fact only when it costs nothing.
+template <class V>
+std::shared_ptr<const V> derived_if_any(const SparseStorage& A, const std::string& key) {
+  DerivedCache* cache = A.derived.get();
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  const auto it = cache->entries.find(key);
+  if (it == cache->entries.end()) return nullptr;
+  return std::static_pointer_cast<const V>(it->second);
+}
+
+// The keys of the entries that more than one file reads: A's transpose, and whether A's
+// pattern is symmetric (a bool, stored by a backend's test, the host's being
+// cpu/graph/symmetry.hpp, or by a reader that built A by mirroring a symmetric file,
+// through note_symmetric_pattern, so that no test is paid for such a matrix).
+inline constexpr const char* transpose_key = "transpose";
 inline constexpr const char* pattern_symmetric_key = "pattern_symmetric";
 void note_symmetric_pattern(const SparseStorage& A);
 
 // A's transpose on A's device, cached.
 std::shared_ptr<const SparseStorage> cached_transpose(const SparseStorage& A);
 std::shared_ptr<const RowStats> cached_row_stats(const SparseStorage& A);
+
+// The look-ups without a build, for any backend (an entry lives with A, on A's device).
+inline std::shared_ptr<const SparseStorage> cached_transpose_if_any(const SparseStorage& A) {
+  return derived_if_any<SparseStorage>(A, transpose_key);
+}
+inline std::optional<bool> pattern_symmetric_if_known(const SparseStorage& A) {
+  const auto known = derived_if_any<bool>(A, pattern_symmetric_key);
+  if (!known) return std::nullopt;
+  return *known;
+}
 
 }  // namespace geblas::detail

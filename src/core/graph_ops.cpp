@@ -5,7 +5,6 @@
 #include "core/graph_ops.hpp"
 
 #include <cmath>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -161,13 +160,7 @@ VectorStorage PageRankIterations::take_iterate(int slot) {
 // directed one builds A' on the second traversal that wants to pull); a GPU builds A'
 // in a few SpMV times and always gets it.
 std::shared_ptr<const SparseStorage> bfs_in_edges(const SparseStorage& A, algo::BfsDirection direction) {
-  if (A.device.is_cpu() && direction == algo::BfsDirection::automatic) {
-    DerivedCache* cache = A.derived.get();
-    std::lock_guard<std::mutex> lock(cache->mutex);
-    const auto it = cache->entries.find("transpose");  // cached_transpose's key
-    if (it == cache->entries.end()) return nullptr;
-    return std::static_pointer_cast<const SparseStorage>(it->second);
-  }
+  if (A.device.is_cpu() && direction == algo::BfsDirection::automatic) return cached_transpose_if_any(A);
   return cached_transpose(A);
 }
 

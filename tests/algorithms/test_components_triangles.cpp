@@ -2,9 +2,11 @@
 // enumeration, on random, generated and real graphs: hubs, isolated vertices,
 // self-loops, duplicate entries, edges stored in one direction only, long paths with
 // scrambled ids (long union-find chains), skewed degree distributions (which triangle
-// counting ranks by degree), and the paths Afforest takes on the host (skipping the giant
-// component on a pattern known to be symmetric or with A' cached, filtering its rows
-// otherwise).
+// counting ranks by degree), and the paths Afforest takes on either device (skipping the
+// giant component on a pattern known to be symmetric or with A' cached, filtering its
+// rows otherwise), with the cases that break its skipping: edges stored only in a giant
+// vertex's row, a giant root that a later link hooks under a smaller one, no giant
+// component at all, hubs outside the giant one, and sizes around the vote's sample.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -43,6 +45,24 @@ void check_components(const SparseMatrix<T>& A, const oracle::Graph& g, const st
   CHECK(bad == 0);
   CHECK(r.count == count);
   CHECK(r.rounds >= 1);
+}
+
+// Caches A' with A (a BFS that pulls builds it), which lets Afforest skip the giant
+// component's rows on either device: A''s rows supply the in-edges.
+template <class T>
+void cache_transpose(const SparseMatrix<T>& A) {
+  (void)algo::bfs(A, 0, {.direction = algo::BfsDirection::pull});
+}
+
+// The labels on the path that filters the giant component's rows (A fresh, nothing
+// cached), then on the one that skips them with A' cached.
+template <class T>
+void check_both_paths(const SparseMatrix<T>& A, const oracle::Graph& g, const std::string& what) {
+  check_components(A, g, what + ", rows filtered");
+  CHECK(last_dispatch().reason.find("filtered") != std::string::npos);
+  cache_transpose(A);
+  check_components(A, g, what + ", A' cached");
+  CHECK(last_dispatch().reason.find("cached A'") != std::string::npos);
 }
 
 }  // namespace
@@ -96,8 +116,8 @@ TEST_CASE("connected components on real graphs", "[algo][cc][data]") {
   }
 }
 
-TEST_CASE("connected components on every Afforest path of the host", "[algo][cc]") {
-  // The reason the host's record gives for the path it took (the GPU has one path).
+TEST_CASE("connected components on every Afforest path", "[algo][cc]") {
+  // The reason the record gives for the path taken.
   auto path = [] { return last_dispatch().reason; };
   const bool host = algotest::device().is_cpu();
   for (std::uint64_t seed : {61, 62}) {
@@ -107,11 +127,12 @@ TEST_CASE("connected components on every Afforest path of the host", "[algo][cc]
     const auto sym = algotest::random_graph(30000, 3.0, seed, /*symmetric=*/true);
     const auto A = algotest::to_matrix<float>(sym);
     check_components(A, sym, "symmetric, not yet known to be");
-    if (host) CHECK(path().find("filtered") != std::string::npos);
-    // A BFS tests the pattern and caches the answer, which lets the next call skip.
+    CHECK(path().find("filtered") != std::string::npos);
+    // A BFS lets the next call skip: the host's tests the pattern and caches the answer,
+    // a GPU's builds A'.
     (void)algo::bfs(A, 0);
     check_components(A, sym, "symmetric");
-    if (host) CHECK(path().find("symmetric pattern") != std::string::npos);
+    CHECK(path().find(host ? "symmetric pattern" : "cached A'") != std::string::npos);
     auto dir = algotest::hub_graph(30000, 2, seed);  // each edge in one direction
     // Edges from giant-component vertices (ids below 27000) to fresh pairs, stored only
     // in the giant component's rows: skipping those rows without A' would miss them.
@@ -121,11 +142,65 @@ TEST_CASE("connected components on every Afforest path of the host", "[algo][cc]
     }
     const auto D = algotest::to_matrix<double>(dir);
     check_components(D, dir, "directed");
-    if (host) CHECK(path().find("filtered") != std::string::npos);
-    // A' cached (a BFS that pulls builds it): its rows supply the in-edges.
-    (void)algo::bfs(D, 0, {.direction = algo::BfsDirection::pull});
+    CHECK(path().find("filtered") != std::string::npos);
+    cache_transpose(D);
     check_components(D, dir, "directed with A' cached");
-    if (host) CHECK(path().find("cached A'") != std::string::npos);
+    CHECK(path().find("cached A'") != std::string::npos);
+  }
+}
+
+TEST_CASE("connected components on random graphs around Afforest's sample size", "[algo][cc]") {
+  // The vote samples min(n, 1024) vertices; sizes on both sides of that and of a warp,
+  // degrees below, at and above the giant component's threshold (1 edge per vertex: many
+  // small components beside it), stored one way and both ways.
+  for (std::uint64_t seed : {81, 82})
+    for (std::int64_t n : {2, 5, 31, 33, 1023, 1024, 1025, 2049, 60000})
+      for (double degree : {0.5, 1.0, 2.5})
+        for (bool symmetric : {false, true}) {
+          const auto g = algotest::random_graph(n, degree, seed, symmetric);
+          check_both_paths(algotest::to_matrix<float>(g), g,
+                           "random seed=" + std::to_string(seed) + " degree=" + std::to_string(degree) +
+                               (symmetric ? " symmetric" : " directed"));
+        }
+}
+
+TEST_CASE("connected components when Afforest's skipping is tempted", "[algo][cc]") {
+  for (std::uint64_t seed : {91, 92}) {
+    // A giant component: a random graph over vertices 20..giant_end (random_graph leaves
+    // its last tenth isolated), its edges stored both ways.
+    const std::int64_t pairs_from = 46000, n = 50000, giant_end = pairs_from - pairs_from / 10;
+    auto g = algotest::random_graph(pairs_from, 3.0, seed, /*symmetric=*/true);
+    std::erase_if(g.edges, [](const oracle::Edge& e) { return e.from < 20 || e.to < 20; });
+    g.n = n + 600;
+    std::mt19937_64 rng(seed);
+    auto giant_vertex = [&] { return static_cast<std::int64_t>(20 + rng() % static_cast<std::uint64_t>(giant_end - 20)); };
+    // 2000 pairs with the largest ids: every other one is joined to the giant component
+    // by an entry stored only in a giant vertex's row, past its sampled entries; a
+    // filtering that skipped that row would leave the pair apart.
+    for (std::int64_t v = pairs_from; v + 1 < n; v += 2) {
+      g.edges.push_back({v + 1, v, 1});
+      if (v % 4 == 0) g.edges.push_back({giant_vertex(), v, 1});
+    }
+    // Vertices 0..19 form a ring whose sampled entries stay inside it and whose third
+    // entries, stored only in the ring's rows, lead into the giant component: linking
+    // them hooks the root the vote found under 0 while the remaining entries are linked.
+    for (std::int64_t v = 0; v < 20; ++v) {
+      g.edges.push_back({v, (v + 1) % 20, 1});
+      g.edges.push_back({v, (v + 2) % 20, 1});
+      g.edges.push_back({v, giant_vertex(), 1});
+    }
+    // Two stars outside the giant component, on its isolated vertices, larger than a
+    // warp: one stored in the hub's row, one in the leaves' rows (the hub's in-edges).
+    const std::int64_t hub1 = giant_end, hub2 = giant_end + 1;
+    for (std::int64_t k = 0; k < 300; ++k) {
+      g.edges.push_back({hub1, n + k, 1});
+      g.edges.push_back({n + 300 + k, hub2, 1});
+    }
+    check_both_paths(algotest::to_matrix<double>(g), g, "giant and small, seed=" + std::to_string(seed));
+    // No giant component: 300 paths of 200 vertices, so the vote's winner is one path
+    // among many and most rows are linked.
+    const auto many = algotest::paths(200, 300, seed, false);
+    check_both_paths(algotest::to_matrix<float>(many), many, "300 paths, seed=" + std::to_string(seed));
   }
 }
 

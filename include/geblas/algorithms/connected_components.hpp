@@ -1,12 +1,14 @@
 // Connected components of the undirected graph underlying A (the pattern of A + A',
 // self-loops ignored; A's edges are read in both directions, no symmetrised copy is
-// made). Runs on A's device as a concurrent union-find in the manner of ECL-CC
-// (Jaiganesh & Burtscher 2018): one pass over A's entries hooks the larger root under
-// the smaller with atomics, a last pass points every vertex at its root. On the host,
-// when A's pattern is symmetric or A' is cached, the pass is Afforest's (Sutton et al.
-// 2018): two sampled neighbours per vertex first, then only the vertices outside the
-// giant component. Each vertex ends with the smallest vertex id of its component. On a GPU only the component count
-// crosses PCIe; the labels stay on the device.
+// made). Runs on A's device as Afforest (Sutton et al. 2018) over a concurrent
+// union-find in the manner of ECL-CC (Jaiganesh & Burtscher 2018), on the host and the
+// GPU alike: two sampled neighbours per vertex are linked first (the larger root hooked
+// under the smaller with atomics), then the rest of the entries; when A's pattern is
+// known to be symmetric or A' is cached, only those of the vertices outside the giant
+// component, otherwise all of them, but an entry already inside one tree costs one load.
+// A last pass points every vertex at its root. Each vertex ends with the smallest vertex
+// id of its component. On a GPU only the component count crosses PCIe; the labels stay
+// on the device.
 #pragma once
 
 #include <cstdint>

@@ -23,9 +23,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/derived_cache.hpp"
 #include "core/trace.hpp"
 #include "cpu/graph/graph.hpp"
-#include "cpu/graph/symmetry.hpp"
 #include "cpu/parallel.hpp"
 
 namespace geblas::detail::cpu::graph {

@@ -1,9 +1,8 @@
-// The symmetric-pattern test of symmetry.hpp, and the look-up of a cached transpose.
+// The symmetric-pattern test of symmetry.hpp.
 #include "cpu/graph/symmetry.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <vector>
 
 #include <omp.h>
@@ -122,22 +121,6 @@ bool check_symmetric(const SparseStorage& A) {
 
 bool pattern_symmetric(const SparseStorage& A) {
   return *derived<bool>(A, pattern_symmetric_key, [&] { return check_symmetric(A); });
-}
-
-std::optional<bool> pattern_symmetric_if_known(const SparseStorage& A) {
-  DerivedCache* cache = A.derived.get();
-  std::lock_guard<std::mutex> lock(cache->mutex);
-  const auto it = cache->entries.find(pattern_symmetric_key);
-  if (it == cache->entries.end()) return std::nullopt;
-  return *std::static_pointer_cast<const bool>(it->second);
-}
-
-std::shared_ptr<const SparseStorage> cached_transpose_if_any(const SparseStorage& A) {
-  DerivedCache* cache = A.derived.get();
-  std::lock_guard<std::mutex> lock(cache->mutex);
-  const auto it = cache->entries.find("transpose");  // cached_transpose's key
-  if (it == cache->entries.end()) return nullptr;
-  return std::static_pointer_cast<const SparseStorage>(it->second);
 }
 
 }  // namespace geblas::detail::cpu::graph
