@@ -7,7 +7,8 @@
 // dangling rows left empty). geblas iterates x <- d P' x + (1 - d) v, which converges at
 // rate d like the power method, and normalises each column once at the end.
 //
-// Everything runs on A's device. The set-up is A' (the cached transpose) and 1 / out(j)
+// Everything runs on A's device. The set-up is A' (the cached transpose, or A itself for
+// an unweighted PageRank on a pattern known to be symmetric) and 1 / out(j)
 // (a row reduction), both kept in A's derived cache, so a second call on the same
 // matrix pays none of it. One teleport distribution (plain PageRank, or one seed set)
 // iterates with the backend's fused step (graph_kernels.hpp), which never builds the
@@ -105,6 +106,17 @@ std::shared_ptr<const VectorStorage> inverse_out_weights(const char* name, const
   });
 }
 
+// The matrix PageRank pulls through: A' (cached with A), or A itself when the values are
+// not read (unweighted) and A's pattern is known to be symmetric (a matrix read from a
+// symmetric file, or one a host traversal has tested): then A' has A's pattern, and a
+// one-shot call pays no transpose. The result does not own A; it lives within the call.
+template <class T>
+std::shared_ptr<const SparseStorage> pull_matrix(const SparseMatrix<T>& A, bool weighted) {
+  if (!weighted && geblas::detail::pattern_symmetric_if_known(A.storage()).value_or(false))
+    return std::shared_ptr<const SparseStorage>(std::shared_ptr<const SparseStorage>{}, &A.storage());
+  return geblas::detail::cached_transpose(A.storage());
+}
+
 // d P' = A' with column j scaled by d / out(j), for the SpMM of k seed sets; cached per
 // weighting and damping factor.
 template <class T>
@@ -112,7 +124,7 @@ std::shared_ptr<const SparseStorage> damped_transition_transposed(const SparseMa
                                                                   const PageRankOptions& o) {
   const std::string key = std::string("algo:pagerank:transition:") + (o.weighted ? "w:" : "u:") + std::to_string(o.damping);
   return geblas::detail::derived<SparseStorage>(A.storage(), key, [&] {
-    const auto At = geblas::detail::cached_transpose(A.storage());
+    const auto At = pull_matrix(A, o.weighted);
     return geblas::detail::diagonal_scaled(*At, type_id<T>, nullptr, &scale, !o.weighted, /*unit_diagonal=*/false);
   });
 }
@@ -180,7 +192,7 @@ Vector<T> iterate_one(const char* name, const SparseMatrix<T>& A, const Vector<T
                       int& iterations, bool& converged, double& delta) {
   const Index n = A.nrows();
   const Device dev = A.device();
-  const auto At = geblas::detail::cached_transpose(A.storage());
+  const auto At = pull_matrix(A, o.weighted);
   const auto scale = damped_scale(name, A, o);
   Vector<T> tele_term;
   if (teleport) {

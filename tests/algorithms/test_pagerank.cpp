@@ -310,3 +310,33 @@ TEST_CASE("pagerank: a one-shot call equals a repeated one, on a graph large eno
     check_ranks(one_shot, oracle::pagerank(g, uniform, 0.85, weighted), weighted ? "weighted" : "unweighted");
   }
 }
+
+TEST_CASE("pagerank on a pattern known to be symmetric pulls through A itself", "[algo][pagerank][cache]") {
+  // Symmetric pattern, weights that differ between (i, j) and (j, i). Once the pattern is
+  // known symmetric (the host's BFS tests it and keeps the answer with A), an unweighted
+  // PageRank needs no A' (its pull reads only the pattern, which A' shares); a weighted
+  // one still needs A' for the values. Every rank is checked against power iteration.
+  auto g = algotest::random_graph(3000, 4.0, 31, /*symmetric=*/true);
+  for (auto& e : g.edges)
+    if (e.from < e.to) e.weight += 7;
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(g.n, 1.0 / static_cast<double>(g.n));
+  algo::PageRankOptions o;
+  o.tolerance = 1e-12;
+  o.max_iterations = 1000;
+  auto builds_of = [&](const SparseMatrix<double>& A, bool weighted) {
+    o.weighted = weighted;
+    const auto before = detail::derived_builds();
+    const auto r = algo::pagerank(A, o);
+    const auto builds = detail::derived_builds() - before;
+    check_ranks(r.ranks.to_std_vector(), oracle::pagerank(g, uniform, 0.85, weighted),
+                weighted ? "weighted" : "unweighted");
+    return builds;
+  };
+  const auto unknown = algotest::to_matrix<double>(g);
+  const auto known = algotest::to_matrix<double>(g);
+  (void)algo::bfs(known, 0);  // on the host: the pattern's symmetry tested and kept with A
+  const auto unknown_builds = builds_of(unknown, false);
+  const auto known_builds = builds_of(known, false);
+  if (algotest::device().is_cpu()) CHECK(known_builds + 1 == unknown_builds);  // no transpose
+  (void)builds_of(known, true);
+}
