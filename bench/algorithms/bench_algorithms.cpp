@@ -941,6 +941,8 @@ int main(int argc, char** argv) {
     std::printf("bench_algorithms: --device %s but no CUDA device here; nothing measured\n", c.device.str().c_str());
     return 0;
   }
+  // The results' device: the GPU's name on cuda (the default names the host's CPU).
+  if (c.device.is_cuda()) results.set_device(bench::gpu_name(c.device.ordinal()));
   try {
     Report report(c.device.str(), c.csv);
     report.record_to(&results);
