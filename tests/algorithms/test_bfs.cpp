@@ -273,13 +273,13 @@ TEST_CASE("bfs on the host: the symmetric-pattern test, on sparse and dense rows
   // of a row moved to another column (as many entries above the diagonal as below), at a
   // row the test's sample misses (it probes rows s n / 1024), so only the full test can
   // see it.
-  const std::int64_t n = 60000;
-  auto sampled = [n](std::int64_t v) {
-    const std::int64_t s = (v * 1024 + n - 1) / n;
-    return s * n / 1024 == v;
-  };
+  // Both sizes are past the host's parallel threshold (2^15 entries).
   auto reason = [] { return last_dispatch().reason; };
-  for (const double degree : {1.0, 20.0}) {
+  for (const auto& [n, degree] : {std::pair<std::int64_t, double>{24000, 1.0}, {4000, 20.0}}) {
+    auto sampled = [n](std::int64_t v) {
+      const std::int64_t s = (v * 1024 + n - 1) / n;
+      return s * n / 1024 == v;
+    };
     const auto g = algotest::random_graph(n, degree, 71, /*symmetric=*/true);
     const auto S = algotest::to_matrix<float>(g);
     check_single_on(S, g, 0, algo::BfsDirection::automatic, "symmetric");
