@@ -78,6 +78,9 @@ std::unique_ptr<ColIndex[]> degree_ranks(const Index* ro, const ColIndex* ci, In
 // The oriented graph: out-list of rank r in adj[begin[r], end[r]), sorted, no duplicates.
 // `adj` points into `owned`, or into A's own column indices (see in_place).
 struct Oriented {
+  explicit Oriented(Index n)
+      : begin(std::make_unique_for_overwrite<Index[]>(static_cast<std::size_t>(n) + 1)),
+        end(std::make_unique_for_overwrite<Index[]>(static_cast<std::size_t>(n))) {}
   std::unique_ptr<Index[]> begin, end;
   std::unique_ptr<ColIndex[]> owned;
   const ColIndex* adj = nullptr;
@@ -87,9 +90,7 @@ struct Oriented {
 // diagonal, already sorted and unique, so the oriented graph is a view of A (a binary
 // search per row) and nothing is copied or sorted.
 Oriented in_place(const Index* ro, const ColIndex* ci, Index n, bool parallel) {
-  Oriented g;
-  g.begin = std::make_unique_for_overwrite<Index[]>(static_cast<std::size_t>(n) + 1);
-  g.end = std::make_unique_for_overwrite<Index[]>(static_cast<std::size_t>(n));
+  Oriented g(n);
   Index* begin = g.begin.get();
   Index* end = g.end.get();
 #pragma omp parallel for schedule(static) if (parallel)
@@ -104,9 +105,7 @@ Oriented in_place(const Index* ro, const ColIndex* ci, Index n, bool parallel) {
 
 template <class Rank>
 Oriented orient(const Index* ro, const ColIndex* ci, Index n, Rank rank, bool parallel) {
-  Oriented g;
-  g.begin = std::make_unique_for_overwrite<Index[]>(static_cast<std::size_t>(n) + 1);
-  g.end = std::make_unique_for_overwrite<Index[]>(static_cast<std::size_t>(n));
+  Oriented g(n);
   Index* begin = g.begin.get();
   Index* end = g.end.get();
 #pragma omp parallel for schedule(static) if (parallel)
@@ -204,15 +203,13 @@ void triangle_count(TriangleCountRun& run) {
   // The symmetry test is the one BFS and CC use, cached with A; its own cost is about one
   // of orient's passes, which it saves several of.
   const bool symmetric = !ranking.by_degree && pattern_symmetric(A);
-  Oriented g;
-  if (ranking.by_degree) {
-    const auto rank = degree_ranks(ro, ci, n, parallel);
-    g = orient(ro, ci, n, TableRank{rank.get()}, parallel);
-  } else if (symmetric) {
-    g = in_place(ro, ci, n, parallel);
-  } else {
-    g = orient(ro, ci, n, IdRank{}, parallel);
-  }
+  const Oriented g = [&] {
+    if (ranking.by_degree) {
+      const auto rank = degree_ranks(ro, ci, n, parallel);
+      return orient(ro, ci, n, TableRank{rank.get()}, parallel);
+    }
+    return symmetric ? in_place(ro, ci, n, parallel) : orient(ro, ci, n, IdRank{}, parallel);
+  }();
   run.triangles = n > 0 ? count_ordered(g, n, parallel) : 0;
   run.degree_ranked = ranking.by_degree;
   double edges = 0;
