@@ -28,6 +28,9 @@ Markers, HTML comments on the lines right above the fence, one per line:
                                      placeholder such as /path/to/geblas)
   <!-- snippet: gpu -->              needs a CUDA device: run with --gpu (which runs every
                                      block), else reported as skipped
+  <!-- snippet: python -->           a block of another kind (a shell command running a
+                                     Python program) that needs the Python package:
+                                     skipped, as python blocks are, without it
 
 In ARG, NEW and PATH, @SOURCE_DIR@ is the source tree. The work folder stands in for the
 repository root that the docs' commands start from: it holds a copy of data/ (the bundled
@@ -55,7 +58,7 @@ import time
 
 KINDS = {"cpp": "cpp", "c++": "cpp", "cmake": "cmake", "python": "python", "py": "python",
          "sh": "sh", "bash": "sh", "shell": "sh", "console": "console", "text": "text"}
-DIRECTIVES = ("skip", "file", "data", "args", "replace", "gpu")
+DIRECTIVES = ("skip", "file", "data", "args", "replace", "gpu", "python")
 MARKER = re.compile(r"^\s*<!--\s*snippet:\s*(.*?)\s*-->\s*$")
 # Any indentation: a fence inside a list item is still a block the reader sees.
 FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
@@ -79,6 +82,7 @@ class Block:
         self.args = []
         self.replace = []
         self.gpu = False
+        self.python = False
 
     @property
     def where(self):
@@ -110,6 +114,10 @@ def parse_marker(block, text, where):
         if rest:
             raise DocError(f"{where}: 'snippet: gpu' takes no argument")
         block.gpu = True
+    elif name == "python":
+        if rest:
+            raise DocError(f"{where}: 'snippet: python' takes no argument")
+        block.python = True
 
 
 def parse(path, display):
@@ -325,7 +333,7 @@ def why_not_run(b, args):
         return "shown, not run"
     if b.gpu and not args.gpu:
         return "skipped (needs a CUDA device: run by the gpu test, --gpu)"
-    if b.kind == "python" and args.no_python_package:
+    if (b.kind == "python" or b.python) and args.no_python_package:
         return "skipped (the build has no Python package: GEBLAS_PYTHON=OFF)"
     return None
 
