@@ -3,9 +3,11 @@
 // kept once, in the out-list of its lower-ranked end (core/triangle_ranking.hpp decides
 // whether ranks are ids or (degree, id)), out-lists are sorted, and each edge u -> v adds
 // the common out-neighbours of u and v, found by marking u's list and scanning v's up to
-// u's largest rank. Nothing is kept with A: the set-up is a handful of passes over A's entries (fold
-// both directions into the out-lists, sort each list, drop duplicates), so a one-shot
-// call costs what a repeated one does.
+// u's largest rank. The set-up is a handful of passes over A's entries (fold both
+// directions into the out-lists, sort each list, drop duplicates), or, ranked by id on a
+// symmetric pattern, none: the rows above the diagonal are the out-lists. The only fact
+// kept with A is whether its pattern is symmetric (symmetry.hpp), which a one-shot call
+// tests unless the reader recorded it.
 #include <algorithm>
 #include <atomic>
 #include <memory>
