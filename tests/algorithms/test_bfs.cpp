@@ -276,7 +276,7 @@ TEST_CASE("bfs on the host: the symmetric-pattern test, on sparse and dense rows
   // Both sizes are past the host's parallel threshold (2^15 entries).
   auto reason = [] { return last_dispatch().reason; };
   for (const auto& [n, degree] : {std::pair<std::int64_t, double>{24000, 1.0}, {4000, 20.0}}) {
-    auto sampled = [n](std::int64_t v) {
+    auto sampled = [n = n](std::int64_t v) {
       const std::int64_t s = (v * 1024 + n - 1) / n;
       return s * n / 1024 == v;
     };
