@@ -356,6 +356,28 @@ TEST_CASE("triangle count on graphs large enough for the parallel passes", "[alg
   CHECK_FALSE(ranked_by_degree());
 }
 
+TEST_CASE("triangle count ranked by degree on a symmetric pattern fills each list from its row", "[algo][tc]") {
+  const bool host = algotest::device().is_cpu();
+  auto by_rows = [] { return last_dispatch().reason.find("oriented by rows") != std::string::npos; };
+  // Both directions of every edge of a skewed graph, a self-loop on every seventh vertex
+  // (in both rows' ranks, never above itself), duplicates summed; below and above the
+  // host's threshold for its parallel passes.
+  for (const auto& [n, degree] : {std::pair<std::int64_t, std::int64_t>{3000, 6}, {40000, 10}}) {
+    const auto g = skewed_graph(n, degree, 105);
+    std::vector<Tuple<float>> both;
+    for (const auto& e : g.edges) {
+      both.push_back({e.from, e.to, 1.0f});
+      both.push_back({e.to, e.from, 1.0f});
+    }
+    for (std::int64_t v = 0; v < n; v += 7) both.push_back({v, v, 1.0f});
+    const auto S = SparseMatrix<float>::from_tuples(n, n, both, binop::plus<float>{}, algotest::device());
+    INFO("n=" << n);
+    CHECK(algo::triangle_count(S) == oracle::triangles(g));
+    CHECK(ranked_by_degree());
+    if (host) CHECK(by_rows());
+  }
+}
+
 TEST_CASE("triangle count on a symmetric pattern reads A's rows in place", "[algo][tc]") {
   const bool host = algotest::device().is_cpu();
   auto in_place = [] { return last_dispatch().reason.find("oriented in place") != std::string::npos; };
