@@ -106,13 +106,16 @@ std::shared_ptr<const VectorStorage> inverse_out_weights(const char* name, const
   });
 }
 
-// The matrix PageRank pulls through: A' (cached with A), or A itself when the values are
-// not read (unweighted) and A's pattern is known to be symmetric (a matrix read from a
-// symmetric file, or one a host traversal has tested): then A' has A's pattern, and a
-// one-shot call pays no transpose. The result does not own A; it lives within the call.
+// The matrix PageRank pulls through: A' when it is cached with A; else A itself when the
+// values are not read (unweighted) and A's pattern is symmetric (known from the reader
+// or an earlier test, or tested now where A's backend has the test: about two reads per
+// entry, against a transpose's scatter of every entry, and a directed pattern usually
+// fails its first probes), since A' then has A's pattern; else A', built and cached. The
+// result does not own A; it lives within the call.
 template <class T>
 std::shared_ptr<const SparseStorage> pull_matrix(const SparseMatrix<T>& A, bool weighted) {
-  if (!weighted && geblas::detail::pattern_symmetric_if_known(A.storage()).value_or(false))
+  if (auto At = geblas::detail::cached_transpose_if_any(A.storage())) return At;
+  if (!weighted && geblas::detail::pattern_symmetric_tested(A.storage()).value_or(false))
     return std::shared_ptr<const SparseStorage>(std::shared_ptr<const SparseStorage>{}, &A.storage());
   return geblas::detail::cached_transpose(A.storage());
 }

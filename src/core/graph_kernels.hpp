@@ -169,6 +169,10 @@ struct GraphKernels {
   // Optional (GEBLAS_GRAPH_OPTIONAL_ENTRIES; null where a backend has none, and the
   // algorithm then runs bfs once per source): all of run.sources in one traversal.
   void (*bfs_many)(BfsManyRun& run) = nullptr;
+  // Optional (null where a backend has none, and the caller then treats the pattern as
+  // not known to be symmetric): whether every entry (i, j) of A has its mirror (j, i),
+  // tested exactly and kept in A's derived cache under pattern_symmetric_key.
+  bool (*pattern_symmetric)(const SparseStorage& A) = nullptr;
 };
 
 // The entries, in the table's order: each backend declares them with
@@ -181,7 +185,7 @@ struct GraphKernels {
 
 // The entries a backend may leave null, each with its documented replacement path (see
 // the field); a backend that has one sets it after its table's list fields.
-#define GEBLAS_GRAPH_OPTIONAL_ENTRIES(X) X(bfs_many)
+#define GEBLAS_GRAPH_OPTIONAL_ENTRIES(X) X(bfs_many) X(pattern_symmetric)
 
 // Every field of GraphKernels is in one of the two lists: the backends fill their tables
 // from them, so a field left off would be a null entry at run time.

@@ -227,6 +227,14 @@ BfsStats bfs_levels_column(const SparseStorage& A, const SparseStorage* At, Inde
   return stats_of(run);
 }
 
+std::optional<bool> pattern_symmetric_tested(const SparseStorage& A) {
+  if (const auto known = pattern_symmetric_if_known(A)) return known;
+  if (A.nrows != A.ncols) return false;
+  const Backend& be = backend_for(A.device);
+  if (!be.graph || !be.graph->pattern_symmetric) return std::nullopt;
+  return be.graph->pattern_symmetric(A);
+}
+
 bool has_bfs_many(Device device) {
   const Backend& be = backend_for(device);
   return be.graph && be.graph->bfs_many;

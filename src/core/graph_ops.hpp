@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/graph_kernels.hpp"
@@ -52,6 +53,11 @@ class GEBLAS_API PageRankIterations {
   const char* backend_name_ = nullptr;
   PageRankBatch (*entry_)(const PageRankIterate&, int, int) = nullptr;
 };
+
+// ---- whether A's pattern is symmetric: the fact A's derived cache holds, else the
+// backend's test where it has one (its answer then kept with A), else nullopt (the
+// pattern is not known to be symmetric, and the caller builds or reads A').
+GEBLAS_API std::optional<bool> pattern_symmetric_tested(const SparseStorage& A);
 
 // ---- BFS over A's pattern from one source (see BfsRun). The operation picks the
 // in-edges A' the pull steps read (cached with A; see bfs_in_edges), so the caller
