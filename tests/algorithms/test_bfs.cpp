@@ -311,6 +311,35 @@ TEST_CASE("bfs on the host: the symmetric-pattern test, on sparse and dense rows
   }
 }
 
+TEST_CASE("bfs's symmetry test sees a mirror missing where a row's cursor runs into the next row", "[algo][bfs]") {
+  if (!algotest::device().is_cpu()) return;  // the host's test of A's pattern
+  // The cursor test (mean degree 40) walks one cursor per row j over the mirrors of
+  // column j's entries. Row 100's neighbours all lie below 50 and row 101's smallest is
+  // 60, so when row 60 offers its extra entry (60, 100), whose mirror (100, 60) is absent,
+  // row 100's cursor has matched all of its row and sits on row 101's first entry, 60:
+  // the entry matches there. The test must still fail the pattern: row 60's own cursor
+  // stops at (60, 100), which no row 100 entry consumes. Rows 60 and 100 are off the
+  // probes' sample (rows s n / 1024).
+  const std::int64_t n = 4000;
+  oracle::Graph g = algotest::random_graph(n, 20.0, 72, /*symmetric=*/true);
+  std::erase_if(g.edges, [](const auto& e) { return e.from == 100 || e.to == 100 || e.from == 101 || e.to == 101; });
+  auto link = [&](std::int64_t a, std::int64_t b) {
+    g.edges.push_back({a, b, 1});
+    g.edges.push_back({b, a, 1});
+  };
+  for (std::int64_t v = 3; v < 50; v += 5) link(100, v);
+  link(101, 60);
+  for (std::int64_t v = 70; v < 2000; v += 97) link(101, v);
+  const auto S = algotest::to_matrix<float>(g);
+  check_single_on(S, g, 0, algo::BfsDirection::automatic, "symmetric");
+  CHECK(last_dispatch().reason == "pulls through A: symmetric pattern");
+  oracle::Graph extra = g;
+  extra.edges.push_back({60, 100, 1});
+  const auto E = algotest::to_matrix<float>(extra);
+  check_single_on(E, extra, 0, algo::BfsDirection::automatic, "an entry without its mirror");
+  CHECK(last_dispatch().reason != "pulls through A: symmetric pattern");
+}
+
 TEST_CASE("bfs on a graph large enough for the parallel levels", "[algo][bfs]") {
   // 140,000 vertices and about 600k entries: the hub levels read more than 2^17 edges and
   // a pull level visits more than 2^17 vertices, so the host runs them with OpenMP.

@@ -79,11 +79,16 @@ bool mirrored_by_cursors(const SparseStorage& A) {
     std::vector<Index> cursor(static_cast<std::size_t>(n));
     for (Index j = 0; j < n; ++j) cursor[static_cast<std::size_t>(j)] = lo == 0 ? ro[j] : first_at_least(j, lo);
     bool ok = true;
+    // A cursor is not kept within its row: one that runs past row j's end into the next
+    // rows can only have moved on matches there, and then ends past the bound the last
+    // loop compares it with. So an entry costs two loads (the cursor and its target),
+    // not a third for row j's end; nvals bounds the reads.
+    const Index nvals = ro[n];
     for (Index i = lo; i < hi && ok; ++i) {
       for (Index k = ro[i]; k < ro[i + 1]; ++k) {
         const ColIndex j = ci[k];
         Index& c = cursor[static_cast<std::size_t>(j)];
-        if (c >= ro[j + 1] || ci[c] != i) {
+        if (c >= nvals || ci[c] != i) {
           ok = false;
           break;
         }
