@@ -25,7 +25,8 @@ namespace {
 
 struct TrianglePolicy {
   // Entries of A from which the passes run on OpenMP threads. Below it the serial passes
-  // win on the 2-core machine: luxembourg_osm (239k entries) counts in about 1 ms either way, and forking costs more when it is loaded.
+  // win on the 2-core machine: luxembourg_osm (239k entries) counts in about 1 ms either
+  // way, and forking costs more when it is loaded.
   static constexpr Index parallel_min_entries = Index{1} << 18;
   // Rows per dynamic work unit of the count: a hub's row costs as much as thousands of
   // short ones; 64 is GAP's chunk for the same loop, not re-tuned here.
@@ -95,7 +96,8 @@ std::unique_ptr<ColIndex[]> degree_ranks(const Index* ro, const ColIndex* ci, In
     }
 #pragma omp parallel for schedule(static) if (parts > 1)
     for (Index v = 0; v < n; ++v)
-      for (int p = 1; p < parts; ++p) deg[v] += partial[slots * static_cast<std::size_t>(p - 1) + static_cast<std::size_t>(v)];
+      for (int p = 1; p < parts; ++p)
+        deg[v] += partial[slots * static_cast<std::size_t>(p - 1) + static_cast<std::size_t>(v)];
   }
   const Index largest = n > 0 ? *std::max_element(deg, deg + n) : 0;
   std::vector<Index> start(static_cast<std::size_t>(largest) + 2, 0);
@@ -307,8 +309,10 @@ void triangle_count(TriangleCountRun& run) {
   run.oriented_edges = edges;
   DispatchRecord& rec = current_dispatch();
   rec.variant = "ordered_merge";
-  rec.reason = ranking.reason +
-               (symmetric ? (ranking.by_degree ? ", symmetric: oriented by rows" : ", symmetric: oriented in place") : "") + (parallel ? ", OpenMP" : ", serial");
+  rec.reason =
+      ranking.reason +
+      (symmetric ? (ranking.by_degree ? ", symmetric: oriented by rows" : ", symmetric: oriented in place") : "") +
+      (parallel ? ", OpenMP" : ", serial");
 }
 
 }  // namespace geblas::detail::cpu::graph

@@ -305,7 +305,8 @@ __global__ void init_kernel(SsspArgs<T> a, long long source) {
   SsspState* s = a.st;
   s->frontier_chunks = 0;
   s->near_chunks = 0;
-  s->frontier_edges = static_cast<unsigned long long>(list_chunks(a, static_cast<int>(source), a.chunks[0], &s->near_chunks));
+  s->frontier_edges =
+      static_cast<unsigned long long>(list_chunks(a, static_cast<int>(source), a.chunks[0], &s->near_chunks));
   s->frontier_chunks = s->near_chunks;
   s->near_chunks = 0;
   s->near_edges = 0;
@@ -376,7 +377,8 @@ void near_far(SsspRun& run) {
   // A frontier holds each vertex at most once, so its heavy vertices' chunks number at
   // most nnz / chunk_edges + nnz / heavy_edges (as in bfs.cu).
   const Index chunk_capacity = run.A->nvals / chunk_edges + run.A->nvals / heavy_edges + 1;
-  RawBuffer c0 = ops::temp<unsigned long long>(chunk_capacity, dev), c1 = ops::temp<unsigned long long>(chunk_capacity, dev);
+  RawBuffer c0 = ops::temp<unsigned long long>(chunk_capacity, dev),
+            c1 = ops::temp<unsigned long long>(chunk_capacity, dev);
   RawBuffer f0 = ops::temp<int>(capacity, dev), f1 = ops::temp<int>(capacity, dev);
   SsspArgs<T> a;
   a.ro = run.A->row_offsets.as<Index>();
