@@ -6,9 +6,10 @@
 // in device memory. A single-block kernel runs many steps in a loop, separated by
 // __syncthreads, while each step is small (a road graph's whole BFS is one launch);
 // when a step is large it stops and the host's next launches are grid-wide step kernels,
-// each followed by a finish that advances the state and decides where the next step runs
-// (a one-thread kernel, or in the BFS the step's last block to finish). Kernels whose step is not theirs return at once, so the host can
-// queue a batch of them and synchronise once per batch to read the state.
+// the last block of each to finish advancing the state and deciding where the next step
+// runs. Kernels whose step is not theirs return at once, so the host can queue a batch
+// of them and synchronise once per batch to read the state. A step stays in the block
+// while its frontier has at most small_vertices vertices and small_edges out-edges.
 #pragma once
 
 #include <cuda_runtime.h>
