@@ -477,8 +477,8 @@ TEST_CASE("geblas never destroys a previous file and reports every write error",
   for (const std::string& args : {"pagerank " + file.string() + " --device cpu --output " + file.string(),
                                   "convert " + file.string() + " " + file.string(),
                                   "convert " + file.string() + " " + (file.parent_path() / "." / file.filename()).string()}) {
-    INFO(args);
     const Run r = tool(args);
+    INFO(args << "\nstderr: " << r.err);
     CHECK(r.code == 1);
     CHECK(r.err.find("is the input") != std::string::npos);
     CHECK(r.out.empty());
