@@ -228,11 +228,10 @@ BfsStats bfs_levels_column(const SparseStorage& A, const SparseStorage* At, Inde
 }
 
 std::optional<bool> pattern_symmetric_tested(const SparseStorage& A) {
-  if (const auto known = pattern_symmetric_if_known(A)) return known;
-  if (A.nrows != A.ncols) return false;
   const Backend& be = backend_for(A.device);
-  if (!be.graph || !be.graph->pattern_symmetric) return std::nullopt;
-  return be.graph->pattern_symmetric(A);
+  // The backend's test looks in A's derived cache itself before it tests.
+  if (be.graph && be.graph->pattern_symmetric) return be.graph->pattern_symmetric(A);
+  return pattern_symmetric_if_known(A);
 }
 
 bool has_bfs_many(Device device) {
