@@ -326,18 +326,7 @@ __global__ void grid_step(BfsArgs a) {
   else push_step(a, s->depth + 1, s->frontier_size, s->frontier_chunks, s->cur, warp, warps);
   // The last block to finish the step advances the state (every block has read it by
   // then), which saves a one-thread launch per level.
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(&a.st->blocks_done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last && threadIdx.x == 0) {
-    __threadfence();
-    a.st->blocks_done = 0;
-    finish(a);
-  }
+  if (last_block_of_step(&a.st->blocks_done)) finish(a);
 }
 
 }  // namespace

@@ -351,18 +351,7 @@ __global__ void grid_step(SsspArgs<T> a) {
   if (s->done) return;
   run_step(a, static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
            static_cast<long long>(gridDim.x) * blockDim.x);
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(&a.st->blocks_done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last && threadIdx.x == 0) {
-    __threadfence();
-    a.st->blocks_done = 0;
-    finish(a);
-  }
+  if (last_block_of_step(&a.st->blocks_done)) finish(a);
 }
 
 template <class T>

@@ -45,6 +45,24 @@ inline unsigned step_grid() {
   return static_cast<unsigned>((sms > 0 ? sms : 1) * TraversalLaunchPolicy::blocks_per_sm);
 }
 
+// Called by every thread of every block at the end of a grid step: true in thread 0 of
+// the block that finishes last, after it has reset the count for the next step. Every
+// block's writes of the step are visible to that thread (fence before the count, fence
+// after it), so it can advance the traversal state, which every block has read by then.
+__device__ inline bool last_block_of_step(unsigned* blocks_done) {
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!(last && threadIdx.x == 0)) return false;
+  __threadfence();
+  *blocks_done = 0;
+  return true;
+}
+
 __device__ inline unsigned long long warp_sum(unsigned long long x) {
   for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffffu, x, offset);
   return x;  // complete in lane 0
