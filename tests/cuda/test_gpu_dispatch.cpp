@@ -47,7 +47,7 @@ bool lists_entries(const MaskChoice& mc) { return mc.kind == MaskKind::sparse &&
 TEST_CASE("the CUDA backend records the sparse x sparse method it ran, chosen or forced", "[dispatch][gpu]") {
   std::uint64_t seed = 1400;
   for (const MaskChoice& mc : mask_choices)
-    for (const char* forced : {"", "esc", "masked_dot"}) {
+    for (const char* forced : {"", "hash", "esc", "masked_dot"}) {
       if (std::string(forced) == "masked_dot" && !lists_entries(mc)) continue;  // refused: next test
       for (const char* semiring : {"plus_times", "min_plus"}) {
         MxmCase c = sparse_sparse_case(mc, ++seed);
@@ -60,7 +60,7 @@ TEST_CASE("the CUDA backend records the sparse x sparse method it ran, chosen or
         CHECK(e == "");
         CHECK(ran.operation == "mxm(sparse x sparse)");
         CHECK(ran.backend == "cuda");
-        CHECK(ran.variant == (*forced ? std::string(forced) : lists_entries(mc) ? "masked_dot" : "esc"));
+        CHECK(ran.variant == (*forced ? std::string(forced) : lists_entries(mc) ? "masked_dot" : "hash"));
       }
     }
 }

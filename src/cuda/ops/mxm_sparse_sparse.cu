@@ -1,4 +1,5 @@
-// Sparse x sparse products on the GPU, by two methods.
+// Sparse x sparse products on the GPU, by three methods (hash, the general one, is in
+// spgemm_hash.cu).
 //  * masked_dot: C<M> = A (+).(x) B with M sparse and not complemented, computed only at
 //    M's entries, each as the merge of row i of A with row j of B' (both sorted). This is
 //    triangle counting's C<L> = L (+).(pair) L' and costs nothing for positions the mask
@@ -6,7 +7,7 @@
 //  * esc (expand, sort, compress): every product A(i,k) B(k,j) the mask allows is written
 //    with its key i * n + j, the keys are radix-sorted (stable, so terms keep the k order
 //    of the CPU), and each run of equal keys is folded with the semiring's add. Memory
-//    grows with the number of products; it serves no mask, complemented and dense masks.
+//    grows with the number of products; it runs only when asked for (variant "esc").
 // The semiring is chosen at run time (runtime_ops.cuh): one kernel per value type.
 #include <cub/device/device_radix_sort.cuh>
 
@@ -15,6 +16,7 @@
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "cuda/ops/runtime_ops.cuh"
+#include "cuda/ops/spgemm_hash.cuh"
 #include "geblas/detail/nan_rule.hpp"
 
 namespace geblas::detail::cuda::ops {
@@ -160,25 +162,28 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
   const RtSemiring sr = rt_semiring(s);
   const Mask& mask = o.mask;
   // masked_dot computes only the mask's entries, so it needs them listed: a sparse mask
-  // that is not complemented. Otherwise (and when forced) esc.
+  // that is not complemented. Otherwise hash (spgemm_hash.cu), the mask as a filter of
+  // the products; esc only when forced.
   const bool dot_applies = mask.kind() == Mask::Kind::sparse && !mask.complemented();
-  if (!o.variant.empty() && o.variant != "masked_dot" && o.variant != "esc")
+  if (!o.variant.empty() && o.variant != "masked_dot" && o.variant != "hash" && o.variant != "esc")
     throw InvalidValue("mxm(sparse x sparse) on " + A.device.str() + ": unknown variant '" + std::string(o.variant) +
-                       "' (the CUDA backend has: masked_dot, esc)");
+                       "' (the CUDA backend has: masked_dot, hash, esc)");
   if (o.variant == "masked_dot" && !dot_applies)
     throw InvalidValue("mxm(sparse x sparse) on " + A.device.str() +
                        ": variant 'masked_dot' needs a sparse mask that is not complemented");
-  const bool dot = o.variant.empty() ? dot_applies : o.variant == "masked_dot";
+  const std::string_view method = o.variant.empty() ? (dot_applies ? "masked_dot" : "hash") : o.variant;
   DispatchRecord& rec = current_dispatch();
-  rec.variant = dot ? "masked_dot" : "esc";
+  rec.variant = std::string(method);
   rec.reason = o.variant.empty() ? (dot_applies ? "sparse mask: only its entries are computed"
-                                                : (mask.empty() ? "no mask" : "mask applied to the expanded products"))
+                                                : (mask.empty() ? "no mask" : "mask applied to the products"))
                                  : "forced";
-  if (dot) {
+  if (method == "masked_dot") {
     // B' from B's derived cache: repeated products with the same B (triangle counting
     // on one graph) transpose it once.
     const std::shared_ptr<const SparseStorage> Bt = cached_transpose(B);
     visit_type(A.type, [&]<class V>() { masked_dot<V>(T, A, *Bt, *mask.sparse(), mask.structural(), sr, c); });
+  } else if (method == "hash") {
+    hash_product(T, A, B, mask_view(mask), sr, c);
   } else {
     const MaskView mv = mask_view(mask);
     visit_type(A.type, [&]<class V>() { esc<V>(T, A, B, mv, sr, c); });

@@ -1,0 +1,586 @@
+// Sparse x sparse by rows with hash tables. Each output row i is accumulated in a table
+// keyed by column: every product A(i,k) B(k,j) is inserted at j (open addressing, linear
+// probing, keys claimed by CAS). Two passes over the products:
+//  * count: keys only; the row's distinct columns give C's row offsets (one scan);
+//  * fill: keys and values, the add monoid applied at the slot (atomic), then the table
+//    sorted by key and its first entries written as row i of C.
+// A row is processed by a group of threads whose size and table grow with the row's
+// estimate (its products, at most B's columns, in the count pass; its exact entry count
+// in the fill pass): rows are binned by it (HashSpgemmPolicy) and each bin is one launch.
+// Within a group the products are spread evenly whatever the lengths of B's rows: the
+// group takes A's row in chunks of one entry per thread, scans their B-row lengths, and
+// each thread takes every group-th product of the chunk, found by binary search.
+// Rows whose table does not fit in shared memory use tables in global memory, one per
+// block, and their entries are sorted afterwards by one segmented sort.
+//
+// Unlike esc (mxm_sparse_sparse.cu), memory is bounded by the output, not the products,
+// and the products are never written out. The order in which a slot's terms are added is
+// not fixed: floating-point sums may differ in the last bits between runs (as any
+// parallel reduction's); integer, min / max and logical results do not.
+#include <cub/device/device_segmented_sort.cuh>
+
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <utility>
+
+#include "cuda/ops/spgemm_hash.cuh"
+
+namespace geblas::detail::cuda::ops {
+
+struct HashSpgemmPolicy {
+  // A bin: rows of estimate <= slots / 2, each taken by `group` threads with a table of
+  // `slots` entries in shared memory. group 32 is a warp and shares its block with
+  // warp_block / 32 - 1 other rows (warp-synchronous); larger groups are the whole block.
+  // The largest table (16384 slots of key + double, plus the chunk arrays) takes 209 KB
+  // of Hopper's 227 KB of shared memory per block.
+  struct Bin {
+    int group;
+    int slots;
+  };
+  static constexpr std::array<Bin, 5> bins = {{{32, 64}, {32, 256}, {128, 1024}, {256, 4096}, {512, 16384}}};
+  static constexpr int warp_block = 256;
+  // Rows above the last bin: blocks of global_group threads, one row at a time each, with
+  // tables in global memory; at most global_pool_bytes of tables at once (fewer blocks
+  // then), and at least one table whatever its size.
+  static constexpr int global_group = 512;
+  static constexpr std::size_t global_pool_bytes = std::size_t{256} << 20;
+  static constexpr int global_blocks_per_sm = 2;
+};
+
+namespace {
+
+constexpr int n_bins = static_cast<int>(HashSpgemmPolicy::bins.size());
+constexpr int global_bin = n_bins;                // the rows with tables in global memory
+constexpr unsigned empty_key = 0xffffffffu;       // sorts after every column
+constexpr unsigned long long hash_mul = 2654435761ull;
+
+// counters[b] rows in bin b (b <= global_bin); counters[global_bin + 1] the largest
+// estimate among the global bin's rows.
+constexpr int n_counters = global_bin + 2;
+
+template <int G>
+__device__ inline void group_sync() {
+  if constexpr (G == 32) __syncwarp();
+  else __syncthreads();
+}
+
+// Inclusive sum of x over the group (G threads; lane = thread in group). `totals` holds
+// G / 32 Index in shared memory for groups larger than a warp; the caller syncs before
+// the next call reuses it.
+template <int G>
+__device__ inline Index group_inclusive_sum(Index x, int lane, Index* totals) {
+  const int l = lane & 31;
+  for (int d = 1; d < 32; d <<= 1) {
+    const Index y = __shfl_up_sync(0xffffffffu, x, d);
+    if (l >= d) x += y;
+  }
+  if constexpr (G == 32) {
+    return x;
+  } else {
+    constexpr int warps = G / 32;
+    const int w = lane >> 5;
+    if (l == 31) totals[w] = x;
+    __syncthreads();
+    if (w == 0) {
+      Index t = l < warps ? totals[l] : 0;
+      for (int d = 1; d < warps; d <<= 1) {
+        const Index y = __shfl_up_sync(0xffffffffu, t, d);
+        if (l >= d) t += y;
+      }
+      if (l < warps) totals[l] = t;
+    }
+    __syncthreads();
+    return w > 0 ? x + totals[w - 1] : x;
+  }
+}
+
+template <int G>
+__device__ inline Index group_sum(Index x, int lane, Index* totals) {
+  const Index incl = group_inclusive_sum<G>(x, lane, totals);
+  // the last thread's inclusive sum is the total
+  if constexpr (G == 32) {
+    return __shfl_sync(0xffffffffu, incl, 31);
+  } else {
+    __shared__ Index total;
+    if (lane == G - 1) total = incl;
+    __syncthreads();
+    return total;
+  }
+}
+
+// The value a slot starts from: the add monoid's identity, except -0 for a floating-point
+// plus, which leaves every sum as a fold from its first term would (+0 would turn an
+// all -0 sum into +0).
+template <class V>
+__device__ inline V slot_start(MonoidId add) {
+  if constexpr (std::is_floating_point_v<V>)
+    if (add == MonoidId::plus) return V(-0.0);
+  return monoid_identity<V>(add);
+}
+
+template <class V>
+__device__ inline void slot_add(V* slot, V x, MonoidId add, bool claimed) {
+  if (add == MonoidId::any) {
+    if (claimed) *slot = x;  // the term of the thread that claimed the key
+    return;
+  }
+  if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) {
+    if (add == MonoidId::plus) {
+      atomicAdd(slot, x);
+      return;
+    }
+  } else if constexpr (std::is_same_v<V, std::int32_t>) {
+    if (add == MonoidId::plus) {
+      atomicAdd(reinterpret_cast<int*>(slot), static_cast<int>(x));
+      return;
+    }
+  } else if constexpr (std::is_same_v<V, std::int64_t>) {
+    if (add == MonoidId::plus) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(slot), static_cast<unsigned long long>(x));
+      return;
+    }
+  }
+  atomic_update(slot, [=](V cur) { return monoid_apply<V>(add, cur, x); });
+}
+
+// Inserts key j; the slot it lands in, and whether this thread claimed it.
+template <class S>
+__device__ inline S insert_key(unsigned* keys, S slots, unsigned j, bool& claimed) {
+  S h = static_cast<S>((j * hash_mul) & static_cast<unsigned long long>(slots - 1));
+  for (;;) {
+    unsigned cur = keys[h];
+    if (cur == empty_key) {
+      cur = atomicCAS(keys + h, empty_key, j);
+      if (cur == empty_key) {
+        claimed = true;
+        return h;
+      }
+    }
+    if (cur == j) {
+      claimed = false;
+      return h;
+    }
+    h = (h + 1) & (slots - 1);
+  }
+}
+
+// The operands as the row kernels read them. V = void in the count pass (no values).
+template <class V>
+struct RowArgs {
+  Index m = 0;
+  const Index* aro = nullptr;
+  const ColIndex* aci = nullptr;
+  const V* av = nullptr;
+  const Index* bro = nullptr;
+  const ColIndex* bci = nullptr;
+  const V* bv = nullptr;
+  MaskView mask;
+  RtSemiring sr;
+  const Index* rows = nullptr;  // the bin's rows
+  Index count = 0;              // how many
+  const Index* est = nullptr;   // each row's estimate (global tables are sized by it)
+  // count pass: the rows' entry counts
+  Index* row_nnz = nullptr;
+  // fill pass: C, and for global-table rows the unsorted entries at hub_pos[r]
+  const Index* cro = nullptr;
+  ColIndex* cci = nullptr;
+  V* cv = nullptr;
+  const Index* hub_pos = nullptr;
+  ColIndex* hub_ci = nullptr;
+  V* hub_v = nullptr;
+};
+
+struct NoValue {};
+
+// Shared memory of a group: the chunk of A's row (inclusive product offsets, B-row starts,
+// A values) and the scan's warp totals; the table's keys and values live in `keys` / `vals`.
+template <int G, class V>
+struct Chunk {
+  Index incl[G];
+  Index bstart[G];
+  Index totals[32];
+  std::conditional_t<std::is_void_v<V>, NoValue, V> aval[std::is_void_v<V> ? 1 : G];
+};
+
+// One row's products into the table (keys[0..slots), vals the same, V = void: keys only).
+// Returns the keys this thread claimed.
+template <int G, class V, class S>
+__device__ Index accumulate_row(const RowArgs<V>& a, Index i, int lane, unsigned* keys,
+                                std::conditional_t<std::is_void_v<V>, NoValue, V>* vals, S slots, Chunk<G, V>& ch) {
+  constexpr bool numeric = !std::is_void_v<V>;
+  for (S s = lane; s < slots; s += G) {
+    keys[s] = empty_key;
+    if constexpr (numeric) vals[s] = slot_start<V>(a.sr.add);
+  }
+  Index claimed_keys = 0;
+  const Index ea = a.aro[i + 1];
+  for (Index pa = a.aro[i]; pa < ea; pa += G) {
+    const Index p = pa + lane;
+    Index len = 0;
+    if (p < ea) {
+      const ColIndex k = a.aci[p];
+      const Index b0 = a.bro[k];
+      len = a.bro[k + 1] - b0;
+      ch.bstart[lane] = b0;
+      if constexpr (numeric) ch.aval[lane] = a.av[p];
+    }
+    const Index incl = group_inclusive_sum<G>(len, lane, ch.totals);
+    ch.incl[lane] = incl;
+    group_sync<G>();
+    const Index total = ch.incl[G - 1];
+    for (Index q = lane; q < total; q += G) {
+      // the chunk entry t holding product q: the first with incl[t] > q
+      int lo = 0, hi = G - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (ch.incl[mid] > q) hi = mid;
+        else lo = mid + 1;
+      }
+      const Index before = lo > 0 ? ch.incl[lo - 1] : 0;
+      const Index pb = ch.bstart[lo] + (q - before);
+      const unsigned j = static_cast<unsigned>(a.bci[pb]);
+      if (a.mask.kind != MaskView::none && !a.mask.allows(i, j)) continue;
+      bool claimed = false;
+      const S h = insert_key(keys, slots, j, claimed);
+      claimed_keys += claimed ? 1 : 0;
+      if constexpr (numeric)
+        slot_add(vals + h, binop_apply<V>(a.sr.mul, ch.aval[lo], a.bv[pb]), a.sr.add, claimed);
+    }
+    group_sync<G>();  // the chunk arrays are rewritten next
+  }
+  return claimed_keys;
+}
+
+// Sorts the table by key (bitonic, slots a power of two): the row's entries come first.
+template <int G, class V, class S>
+__device__ void sort_table(unsigned* keys, V* vals, S slots, int lane) {
+  for (S size = 2; size <= slots; size <<= 1)
+    for (S stride = size >> 1; stride > 0; stride >>= 1) {
+      for (S t = lane; t < slots / 2; t += G) {
+        const S lo = 2 * t - (t & (stride - 1));
+        const S hi = lo + stride;
+        const bool up = (lo & size) == 0;
+        const unsigned x = keys[lo], y = keys[hi];
+        if ((x > y) == up) {
+          keys[lo] = y;
+          keys[hi] = x;
+          const V t0 = vals[lo];
+          vals[lo] = vals[hi];
+          vals[hi] = t0;
+        }
+      }
+      group_sync<G>();
+    }
+}
+
+template <int G>
+constexpr int block_threads_of() {
+  return G == 32 ? HashSpgemmPolicy::warp_block : G;
+}
+
+// Shared bytes of a block of the bin kernel (table and chunk per group).
+template <int G, int S, class V>
+constexpr std::size_t shared_bytes() {
+  constexpr std::size_t groups = block_threads_of<G>() / G;
+  constexpr std::size_t vbytes = std::is_void_v<V> ? 0 : sizeof(std::conditional_t<std::is_void_v<V>, char, V>);
+  std::size_t per = sizeof(Chunk<G, V>) + S * vbytes + S * sizeof(unsigned);
+  per = (per + 15) / 16 * 16;
+  return groups * per;
+}
+
+// Rows of one bin, tables in shared memory.
+template <int G, int S, class V>
+__global__ void __launch_bounds__(block_threads_of<G>()) bin_rows_kernel(RowArgs<V> a) {
+  constexpr bool numeric = !std::is_void_v<V>;
+  using Val = std::conditional_t<numeric, V, NoValue>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  constexpr std::size_t per = shared_bytes<G, S, V>() / (block_threads_of<G>() / G);
+  const int group = static_cast<int>(threadIdx.x) / G, lane = static_cast<int>(threadIdx.x) % G;
+  unsigned char* base = smem + group * per;
+  Chunk<G, V>& ch = *reinterpret_cast<Chunk<G, V>*>(base);
+  Val* vals = reinterpret_cast<Val*>(base + sizeof(Chunk<G, V>));
+  unsigned* keys = reinterpret_cast<unsigned*>(base + sizeof(Chunk<G, V>) + (numeric ? S * sizeof(Val) : 0));
+  const Index r = static_cast<Index>(blockIdx.x) * (block_threads_of<G>() / G) + group;
+  if (r >= a.count) return;  // whole groups leave: a block-wide group is alone in its block
+  const Index i = a.rows[r];
+  const Index mine = accumulate_row<G, V, int>(a, i, lane, keys, vals, S, ch);
+  if constexpr (!numeric) {
+    const Index n = group_sum<G>(mine, lane, ch.totals);
+    if (lane == 0) a.row_nnz[i] = n;
+  } else {
+    group_sync<G>();
+    sort_table<G, V, int>(keys, vals, S, lane);
+    const Index c0 = a.cro[i], nnz = a.cro[i + 1] - c0;
+    for (Index s = lane; s < nnz; s += G) {
+      a.cci[c0 + s] = static_cast<ColIndex>(keys[s]);
+      a.cv[c0 + s] = vals[s];
+    }
+  }
+}
+
+// Rows of the global bin: one block takes rows r = blockIdx.x, + gridDim.x, ..., each with
+// a table of the smallest power of two >= twice its estimate, in its part of the pool.
+// The fill pass leaves each row's entries unsorted at hub_pos[r].
+template <class V>
+__global__ void __launch_bounds__(HashSpgemmPolicy::global_group)
+    global_rows_kernel(RowArgs<V> a, unsigned* pool_keys, std::conditional_t<std::is_void_v<V>, NoValue, V>* pool_vals,
+                       Index pool_slots) {
+  constexpr int G = HashSpgemmPolicy::global_group;
+  constexpr bool numeric = !std::is_void_v<V>;
+  __shared__ Chunk<G, V> ch;
+  __shared__ unsigned long long written;
+  const int lane = static_cast<int>(threadIdx.x);
+  unsigned* keys = pool_keys + blockIdx.x * pool_slots;
+  auto* vals = numeric ? pool_vals + blockIdx.x * pool_slots : pool_vals;
+  for (Index r = blockIdx.x; r < a.count; r += gridDim.x) {
+    const Index i = a.rows[r];
+    Index slots = 1;
+    while (slots < 2 * a.est[i]) slots <<= 1;
+    const Index mine = accumulate_row<G, V, Index>(a, i, lane, keys, vals, slots, ch);
+    if constexpr (!numeric) {
+      const Index n = group_sum<G>(mine, lane, ch.totals);
+      if (lane == 0) a.row_nnz[i] = n;
+    } else {
+      if (lane == 0) written = 0;
+      __syncthreads();
+      const Index h0 = a.hub_pos[r];
+      for (Index s = lane; s < slots; s += G)
+        if (keys[s] != empty_key) {
+          const Index w = h0 + static_cast<Index>(atomicAdd(&written, 1ull));
+          a.hub_ci[w] = static_cast<ColIndex>(keys[s]);
+          a.hub_v[w] = vals[s];
+        }
+    }
+    __syncthreads();  // the table is cleared for the next row
+  }
+}
+
+// Bins rows by estimate: counts per bin (block-aggregated), then the rows scattered into
+// the bins' segments of `lists` in a second pass.
+struct BinPlan {
+  std::array<Index, global_bin + 2> start{};  // segment of bin b: [start[b], start[b + 1])
+  Index global_max_est = 0;
+};
+
+template <std::size_t... B>
+__device__ inline int first_bin_holding(Index est, std::index_sequence<B...>) {
+  int bin = global_bin;
+  ((bin == global_bin && 2 * est <= HashSpgemmPolicy::bins[B].slots ? (bin = static_cast<int>(B)) : 0), ...);
+  return bin;
+}
+
+// The first bin whose tables hold twice the estimate; -1: no work.
+__device__ inline int bin_of(Index est) {
+  if (est <= 0) return -1;
+  return first_bin_holding(est, std::make_index_sequence<n_bins>{});
+}
+
+__global__ void count_bins_kernel(Index m, const Index* est, unsigned long long* counters) {
+  __shared__ unsigned long long local[n_counters];
+  if (threadIdx.x < n_counters) local[threadIdx.x] = 0;
+  __syncthreads();
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
+       i += static_cast<Index>(gridDim.x) * blockDim.x) {
+    const int b = bin_of(est[i]);
+    if (b < 0) continue;
+    atomicAdd(&local[b], 1ull);
+    if (b == global_bin) atomicMax(&local[global_bin + 1], static_cast<unsigned long long>(est[i]));
+  }
+  __syncthreads();
+  if (threadIdx.x <= global_bin) atomicAdd(&counters[threadIdx.x], local[threadIdx.x]);
+  if (threadIdx.x == global_bin + 1) atomicMax(&counters[threadIdx.x], local[threadIdx.x]);
+}
+
+__global__ void scatter_bins_kernel(Index m, const Index* est, unsigned long long* next, Index* lists) {
+  __shared__ unsigned long long local[global_bin + 1], base[global_bin + 1];
+  if (threadIdx.x <= global_bin) local[threadIdx.x] = 0;
+  __syncthreads();
+  // each block takes a contiguous range so that one pass over it ranks and places
+  const Index per = (m + gridDim.x - 1) / gridDim.x;
+  const Index lo = static_cast<Index>(blockIdx.x) * per, hi = lo + per < m ? lo + per : m;
+  for (Index i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    const int b = bin_of(est[i]);
+    if (b >= 0) atomicAdd(&local[b], 1ull);
+  }
+  __syncthreads();
+  if (threadIdx.x <= global_bin) {
+    base[threadIdx.x] = atomicAdd(&next[threadIdx.x], local[threadIdx.x]);
+    local[threadIdx.x] = 0;
+  }
+  __syncthreads();
+  for (Index i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    const int b = bin_of(est[i]);
+    if (b >= 0) lists[base[b] + atomicAdd(&local[b], 1ull)] = i;
+  }
+}
+
+BinPlan bin_rows(Index m, const Index* est, Index* lists, const Ctx& c) {
+  const cudaStream_t s = c.stream;
+  RawBuffer counters_buf = temp<unsigned long long>(n_counters, c.device);
+  auto* counters = counters_buf.as<unsigned long long>();
+  GEBLAS_CUDA_CHECK(cudaMemsetAsync(counters, 0, n_counters * sizeof(unsigned long long), s));
+  count_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, est, counters);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+  std::array<unsigned long long, n_counters> host{};
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(host.data(), counters, sizeof(host), cudaMemcpyDeviceToHost, s));
+  GEBLAS_CUDA_CHECK(cudaStreamSynchronize(s));
+  BinPlan plan;
+  for (int b = 0; b <= global_bin; ++b) plan.start[b + 1] = plan.start[b] + static_cast<Index>(host[b]);
+  plan.global_max_est = static_cast<Index>(host[global_bin + 1]);
+  if (plan.start[global_bin + 1] == 0) return plan;
+  std::array<unsigned long long, global_bin + 1> next{};
+  for (int b = 0; b <= global_bin; ++b) next[b] = static_cast<unsigned long long>(plan.start[b]);
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(counters, next.data(), sizeof(next), cudaMemcpyHostToDevice, s));
+  scatter_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, est, counters, lists);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+  // `next` is pageable: the copy has taken it before returning; `counters_buf` is freed in
+  // stream order, after the kernel
+  return plan;
+}
+
+template <int B, class V>
+void launch_bin(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx& c) {
+  constexpr int G = HashSpgemmPolicy::bins[B].group, S = HashSpgemmPolicy::bins[B].slots;
+  a.rows = lists + plan.start[B];
+  a.count = plan.start[B + 1] - plan.start[B];
+  if (a.count > 0) {
+    constexpr int threads = block_threads_of<G>();
+    constexpr std::size_t bytes = shared_bytes<G, S, V>();
+    if constexpr (bytes > 48 * 1024)
+      GEBLAS_CUDA_CHECK(cudaFuncSetAttribute(bin_rows_kernel<G, S, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(bytes)));
+    const Index blocks = (a.count + threads / G - 1) / (threads / G);
+    bin_rows_kernel<G, S, V><<<static_cast<unsigned>(blocks), threads, bytes, c.stream>>>(a);
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  }
+  if constexpr (B + 1 < n_bins) launch_bin<B + 1, V>(a, plan, lists, c);
+}
+
+// Launches the global bin's rows; pool tables sized for the largest estimate.
+template <class V>
+void launch_global(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx& c) {
+  using Val = std::conditional_t<std::is_void_v<V>, NoValue, V>;
+  a.rows = lists + plan.start[global_bin];
+  a.count = plan.start[global_bin + 1] - plan.start[global_bin];
+  if (a.count == 0) return;
+  Index slots = 1;
+  while (slots < 2 * plan.global_max_est) slots <<= 1;
+  const std::size_t slot_bytes = sizeof(unsigned) + (std::is_void_v<V> ? 0 : sizeof(Val));
+  int device = 0, sms = 0;
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
+  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  Index blocks = static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(slots) * slot_bytes));
+  blocks = std::clamp<Index>(blocks, 1, std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::global_blocks_per_sm));
+  RawBuffer keys = temp<unsigned>(blocks * slots, c.device);
+  RawBuffer vals = std::is_void_v<V> ? RawBuffer() : temp_bytes(blocks * slots, sizeof(Val), c.device);
+  global_rows_kernel<V><<<static_cast<unsigned>(blocks), HashSpgemmPolicy::global_group, 0, c.stream>>>(
+      a, keys.as<unsigned>(), static_cast<Val*>(vals.data()), slots);
+  GEBLAS_CUDA_CHECK_LAUNCH();
+}
+
+template <class V>
+void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, RowArgs<void> count_args,
+               Index* est, Index* lists, const Ctx& c) {
+  const cudaStream_t s = c.stream;
+  const Index m = A.nrows;
+  RowArgs<V> a;
+  a.m = m;
+  a.aro = count_args.aro;
+  a.aci = count_args.aci;
+  a.av = A.values.as<V>();
+  a.bro = count_args.bro;
+  a.bci = count_args.bci;
+  a.bv = B.values.as<V>();
+  a.mask = count_args.mask;
+  a.sr = count_args.sr;
+  a.cro = T.row_offsets.as<Index>();
+  a.cci = T.col_indices.as<ColIndex>();
+  a.cv = T.values.as<V>();
+  a.est = est;
+  const Index* cro = a.cro;
+  for_each(m, s, [=] __device__(Index i) { est[i] = cro[i + 1] - cro[i]; });
+  const BinPlan plan = bin_rows(m, est, lists, c);
+  launch_bin<0, V>(a, plan, lists, c);
+  const Index hubs = plan.start[global_bin + 1] - plan.start[global_bin];
+  if (hubs == 0) return;
+  // the global bin's rows: unsorted into a buffer, one segmented sort, copied into C
+  const Index* hub_rows = lists + plan.start[global_bin];
+  RawBuffer pos_buf = temp<Index>(hubs + 1, c.device);
+  Index* pos = pos_buf.as<Index>();
+  for_each(hubs, s, [=] __device__(Index r) { pos[r] = est[hub_rows[r]]; });
+  const Index hub_nnz = counts_to_offsets(pos, hubs, s);
+  RawBuffer ci_in = temp<ColIndex>(hub_nnz, c.device), ci_out = temp<ColIndex>(hub_nnz, c.device);
+  RawBuffer v_in = temp<V>(hub_nnz, c.device), v_out = temp<V>(hub_nnz, c.device);
+  a.hub_pos = pos;
+  a.hub_ci = ci_in.as<ColIndex>();
+  a.hub_v = v_in.as<V>();
+  launch_global<V>(a, plan, lists, c);
+  std::size_t bytes = 0;
+  GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, ci_in.as<ColIndex>(), ci_out.as<ColIndex>(),
+                                                        v_in.as<V>(), v_out.as<V>(), hub_nnz, hubs, pos, pos + 1, s));
+  RawBuffer tmp(bytes, c.device);
+  GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(tmp.data(), bytes, ci_in.as<ColIndex>(),
+                                                        ci_out.as<ColIndex>(), v_in.as<V>(), v_out.as<V>(), hub_nnz,
+                                                        hubs, pos, pos + 1, s));
+  const ColIndex* sci = ci_out.as<ColIndex>();
+  const V* sv = v_out.as<V>();
+  ColIndex* cci = a.cci;
+  V* cv = a.cv;
+  // entry e of the sorted buffer belongs to hub r = the last with pos[r] <= e
+  for_each(hub_nnz, s, [=] __device__(Index e) {
+    Index lo = 0, hi = hubs - 1;
+    while (lo < hi) {
+      const Index mid = (lo + hi + 1) / 2;
+      if (pos[mid] <= e) lo = mid;
+      else hi = mid - 1;
+    }
+    const Index w = cro[hub_rows[lo]] + (e - pos[lo]);
+    cci[w] = sci[e];
+    cv[w] = sv[e];
+  });
+}
+
+}  // namespace
+
+void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView& mask,
+                  RtSemiring sr, const Ctx& c) {
+  const cudaStream_t s = c.stream;
+  const Index m = A.nrows, n = B.ncols;
+  RowArgs<void> a;
+  a.m = m;
+  a.aro = A.row_offsets.as<Index>();
+  a.aci = A.col_indices.as<ColIndex>();
+  a.bro = B.row_offsets.as<Index>();
+  a.bci = B.col_indices.as<ColIndex>();
+  a.mask = mask;
+  a.sr = sr;
+  RawBuffer est_buf = temp<Index>(m, c.device), lists_buf = temp<Index>(m, c.device);
+  RawBuffer nnz_buf = temp<Index>(m + 1, c.device);
+  Index* est = est_buf.as<Index>();
+  Index* lists = lists_buf.as<Index>();
+  Index* row_nnz = nnz_buf.as<Index>();
+  a.est = est;
+  a.row_nnz = row_nnz;
+  // count pass: each row's estimate is its product count, at most B's columns
+  const Index* aro = a.aro;
+  const ColIndex* aci = a.aci;
+  const Index* bro = a.bro;
+  for_each(m, s, [=] __device__(Index i) {
+    Index ub = 0;
+    for (Index p = aro[i]; p < aro[i + 1]; ++p) ub += bro[aci[p] + 1] - bro[aci[p]];
+    est[i] = ub < n ? ub : n;
+    row_nnz[i] = 0;  // rows without products are in no bin
+  });
+  const BinPlan plan = bin_rows(m, est, lists, c);
+  launch_bin<0, void>(a, plan, lists, c);
+  launch_global<void>(a, plan, lists, c);
+  const Index nvals = counts_to_offsets(row_nnz, m, s);
+  T = new_sparse(m, n, nvals, A.type, c.device);
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(T.row_offsets.data(), row_nnz, static_cast<std::size_t>(m + 1) * sizeof(Index),
+                                    cudaMemcpyDeviceToDevice, s));
+  if (nvals == 0) return;
+  visit_type(A.type, [&]<class V>() { hash_fill<V>(T, A, B, a, est, lists, c); });
+}
+
+}  // namespace geblas::detail::cuda::ops
