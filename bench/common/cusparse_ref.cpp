@@ -9,18 +9,41 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
+#include <utility>
 
-#define BENCH_CUDA(call)                                                                                 \
-  do {                                                                                                   \
-    const cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(e_)); \
+namespace geblas::bench {
+namespace {
+// What BENCH_CUDA / BENCH_CUSPARSE throw: the call and its message, and the bare status
+// name (INSUFFICIENT_RESOURCES, cudaErrorMemoryAllocation) that a bench table can print.
+class CallError : public std::runtime_error {
+ public:
+  CallError(const std::string& what, std::string status) : std::runtime_error(what), status_(std::move(status)) {}
+  const std::string& status() const { return status_; }
+
+ private:
+  std::string status_;
+};
+
+std::string status_name(cusparseStatus_t s) {
+  const std::string name = cusparseGetErrorName(s);
+  const std::string prefix = "CUSPARSE_STATUS_";
+  return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+}
+}  // namespace
+}  // namespace geblas::bench
+
+#define BENCH_CUDA(call)                                                                                              \
+  do {                                                                                                                \
+    const cudaError_t e_ = (call);                                                                                    \
+    if (e_ != cudaSuccess) throw CallError(std::string(#call) + ": " + cudaGetErrorString(e_), cudaGetErrorName(e_)); \
   } while (0)
-#define BENCH_CUSPARSE(call)                                                            \
-  do {                                                                                  \
-    const cusparseStatus_t s_ = (call);                                                 \
-    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                  \
-      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(s_)); \
+#define BENCH_CUSPARSE(call)                                                                    \
+  do {                                                                                          \
+    const cusparseStatus_t s_ = (call);                                                         \
+    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                          \
+      throw CallError(std::string(#call) + ": " + cusparseGetErrorString(s_), status_name(s_)); \
   } while (0)
 
 namespace geblas::bench {
@@ -235,6 +258,357 @@ double device_copy_bandwidth_gbs(std::size_t bytes, int reps) {
   return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
 }
 
+double event_median_ms(void* stream, int runs, const std::function<void()>& call, const std::function<void()>& setup) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  BENCH_CUDA(cudaEventCreate(&e0));
+  std::vector<double> t;
+  try {
+    BENCH_CUDA(cudaEventCreate(&e1));
+    for (int r = -1; r < std::max(1, runs); ++r) {  // r == -1: the warm-up
+      if (setup) setup();
+      // each sample starts on an idle GPU, so that it times one call, not a queue
+      BENCH_CUDA(cudaStreamSynchronize(s));
+      BENCH_CUDA(cudaEventRecord(e0, s));
+      call();
+      BENCH_CUDA(cudaEventRecord(e1, s));
+      BENCH_CUDA(cudaEventSynchronize(e1));
+      float ms = 0;
+      BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+      if (r >= 0) t.push_back(ms);
+    }
+  } catch (...) {
+    cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    throw;
+  }
+  BENCH_CUDA(cudaEventDestroy(e0));
+  BENCH_CUDA(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// ---- cusparseSpGEMM -----------------------------------------------------------------
+
+namespace {
+
+struct SpgemmAlg {
+  const char* name;
+  cusparseSpGEMMAlg_t alg;
+};
+// The algorithms CusparseSpgemm times (issue 41's three), in the order they are printed.
+constexpr SpgemmAlg kSpgemmAlgs[] = {
+    {"DEFAULT", CUSPARSE_SPGEMM_DEFAULT}, {"ALG2", CUSPARSE_SPGEMM_ALG2}, {"ALG3", CUSPARSE_SPGEMM_ALG3}};
+
+// ALG3's chunk_fraction (the share of the intermediate products computed per chunk, in
+// (0, 1]): 0.2, the value of NVIDIA's spgemm_mem sample; not tuned here (smaller: less
+// memory, more passes). ALG2 ignores it.
+constexpr float kAlg3ChunkFraction = 0.2f;
+
+// A device allocation (at least one byte, so that a zero-size buffer is still a valid
+// pointer); reset() is the checked free of a timed sequence, the destructor the quiet
+// free of an error path.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+    BENCH_CUDA(cudaMalloc(&p_, std::max<std::size_t>(1, bytes)));
+  }
+  ~DeviceBuffer() {
+    if (p_) cudaFree(p_);
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      if (p_) cudaFree(p_);
+      p_ = std::exchange(o.p_, nullptr);
+      bytes_ = o.bytes_;
+    }
+    return *this;
+  }
+  void reset() {
+    if (p_) BENCH_CUDA(cudaFree(std::exchange(p_, nullptr)));
+  }
+  void* get() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// The SpGEMM descriptor, and an m x n CSR descriptor for C with no arrays yet (compute
+// sizes C; copy fills the arrays set after it): the same life cycle as DeviceBuffer.
+class SpgemmDescr {
+ public:
+  SpgemmDescr() { BENCH_CUSPARSE(cusparseSpGEMM_createDescr(&d_)); }
+  ~SpgemmDescr() {
+    if (d_) cusparseSpGEMM_destroyDescr(d_);
+  }
+  SpgemmDescr(const SpgemmDescr&) = delete;
+  SpgemmDescr& operator=(const SpgemmDescr&) = delete;
+  void reset() {
+    if (d_) BENCH_CUSPARSE(cusparseSpGEMM_destroyDescr(std::exchange(d_, nullptr)));
+  }
+  cusparseSpGEMMDescr_t get() const { return d_; }
+
+ private:
+  cusparseSpGEMMDescr_t d_ = nullptr;
+};
+
+class OutputDescr {
+ public:
+  OutputDescr(std::int64_t m, std::int64_t n) {
+    BENCH_CUSPARSE(cusparseCreateCsr(&d_, m, n, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+  }
+  ~OutputDescr() {
+    if (d_) cusparseDestroySpMat(d_);
+  }
+  OutputDescr(const OutputDescr&) = delete;
+  OutputDescr& operator=(const OutputDescr&) = delete;
+  void reset() {
+    if (d_) BENCH_CUSPARSE(cusparseDestroySpMat(std::exchange(d_, nullptr)));
+  }
+  cusparseSpMatDescr_t get() const { return d_; }
+
+ private:
+  cusparseSpMatDescr_t d_ = nullptr;
+};
+
+}  // namespace
+
+struct CusparseSpgemm::Impl {
+  // C's three arrays (32-bit offsets and columns, as A's and B's).
+  struct Product {
+    DeviceBuffer off, col, val;
+    std::int64_t nnz = 0;
+  };
+  // The buffer sizes of one product (its warm-up call's), and the buffers of those sizes
+  // that "preallocated" reuses.
+  struct Sizes {
+    std::size_t b1 = 0, b3 = 0, b2 = 0;
+    std::int64_t nnz = 0;
+  };
+  struct Buffers {
+    explicit Buffers(const Sizes& s, std::int64_t m) : b1(s.b1), b3(s.b3), b2(s.b2) {
+      C.nnz = s.nnz;
+      C.off = DeviceBuffer(static_cast<std::size_t>(m + 1) * sizeof(int));
+      C.col = DeviceBuffer(static_cast<std::size_t>(s.nnz) * sizeof(int));
+      C.val = DeviceBuffer(static_cast<std::size_t>(s.nnz) * sizeof(float));
+    }
+    DeviceBuffer b1, b3, b2;
+    Product C;
+  };
+
+  cudaStream_t stream = nullptr;
+  cusparseHandle_t h = nullptr;
+  std::int64_t m = 0, n = 0;
+  DeviceBuffer aoff, acol, aval, boff, bcol, bval;
+  cusparseSpMatDescr_t A = nullptr, B = nullptr;
+  std::unique_ptr<SparseMatrix<float>> last;  // result()
+  static constexpr float alpha = 1, beta = 0;
+  static constexpr cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+
+  ~Impl() {
+    if (A) cusparseDestroySpMat(A);
+    if (B) cusparseDestroySpMat(B);
+    if (h) cusparseDestroy(h);
+  }
+
+  // Uploads host CSR M (32-bit offsets) and describes it.
+  cusparseSpMatDescr_t upload_csr(const SparseMatrix<float>& M, DeviceBuffer& off, DeviceBuffer& col,
+                                  DeviceBuffer& val) {
+    if (M.device().is_cuda()) throw std::runtime_error("CusparseSpgemm wants host CSR matrices");
+    if (M.nvals() >= (std::int64_t{1} << 31)) throw std::runtime_error("CusparseSpgemm: more than 2^31 entries");
+    const auto ro = M.row_offsets();
+    const std::vector<int> off32(ro.begin(), ro.end());
+    const auto ci = M.col_indices();
+    const auto v = M.values();
+    off = DeviceBuffer(off32.size() * sizeof(int));
+    col = DeviceBuffer(ci.size() * sizeof(ColIndex));
+    val = DeviceBuffer(v.size() * sizeof(float));
+    BENCH_CUDA(cudaMemcpy(off.get(), off32.data(), off32.size() * sizeof(int), cudaMemcpyHostToDevice));
+    if (!ci.empty()) {
+      BENCH_CUDA(cudaMemcpy(col.get(), ci.data(), ci.size() * sizeof(ColIndex), cudaMemcpyHostToDevice));
+      BENCH_CUDA(cudaMemcpy(val.get(), v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    cusparseSpMatDescr_t d = nullptr;
+    BENCH_CUSPARSE(cusparseCreateCsr(&d, M.nrows(), M.ncols(), M.nvals(), off.get(), col.get(), val.get(),
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+    return d;
+  }
+
+  void work_estimation(cusparseSpGEMMAlg_t alg, cusparseSpMatDescr_t C, cusparseSpGEMMDescr_t d, std::size_t* bytes,
+                       void* buffer) {
+    BENCH_CUSPARSE(cusparseSpGEMM_workEstimation(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, d, bytes, buffer));
+  }
+  void estimate_memory(cusparseSpGEMMAlg_t alg, cusparseSpMatDescr_t C, cusparseSpGEMMDescr_t d, std::size_t* bytes3,
+                       void* buffer3, std::size_t* bytes2) {
+    BENCH_CUSPARSE(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, d,
+                                                 kAlg3ChunkFraction, bytes3, buffer3, bytes2));
+  }
+  void compute(cusparseSpGEMMAlg_t alg, cusparseSpMatDescr_t C, cusparseSpGEMMDescr_t d, std::size_t* bytes,
+               void* buffer) {
+    BENCH_CUSPARSE(cusparseSpGEMM_compute(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, d, bytes, buffer));
+  }
+  void copy(cusparseSpGEMMAlg_t alg, cusparseSpMatDescr_t C, cusparseSpGEMMDescr_t d, Product& out) {
+    BENCH_CUSPARSE(cusparseCsrSetPointers(C, out.off.get(), out.col.get(), out.val.get()));
+    BENCH_CUSPARSE(cusparseSpGEMM_copy(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, alg, d));
+  }
+  std::int64_t output_nnz(cusparseSpMatDescr_t C) {
+    std::int64_t rows = 0, cols = 0, nnz = 0;
+    BENCH_CUSPARSE(cusparseSpMatGetSize(C, &rows, &cols, &nnz));
+    return nnz;
+  }
+
+  // The whole sequence of one product (see the header): C's arrays end in `out`; with
+  // `sizes`, the buffer sizes it used are recorded there for the preallocated timing.
+  void in_call(cusparseSpGEMMAlg_t alg, Product& out, Sizes* sizes) {
+    OutputDescr C(m, n);
+    SpgemmDescr d;
+    std::size_t s1 = 0, s2 = 0, s3 = 0;
+    work_estimation(alg, C.get(), d.get(), &s1, nullptr);
+    DeviceBuffer b1(s1);
+    work_estimation(alg, C.get(), d.get(), &s1, b1.get());
+    DeviceBuffer b2;
+    if (alg == CUSPARSE_SPGEMM_DEFAULT) {
+      compute(alg, C.get(), d.get(), &s2, nullptr);
+    } else {
+      estimate_memory(alg, C.get(), d.get(), &s3, nullptr, nullptr);
+      DeviceBuffer b3(s3);
+      estimate_memory(alg, C.get(), d.get(), &s3, b3.get(), &s2);
+      b3.reset();  // not needed by compute: the documented sequence frees it here
+    }
+    b2 = DeviceBuffer(s2);
+    compute(alg, C.get(), d.get(), &s2, b2.get());
+    out.nnz = output_nnz(C.get());
+    out.off = DeviceBuffer(static_cast<std::size_t>(m + 1) * sizeof(int));
+    out.col = DeviceBuffer(static_cast<std::size_t>(out.nnz) * sizeof(int));
+    out.val = DeviceBuffer(static_cast<std::size_t>(out.nnz) * sizeof(float));
+    copy(alg, C.get(), d.get(), out);
+    b1.reset();
+    b2.reset();
+    d.reset();
+    C.reset();
+    if (sizes) *sizes = {s1, s3, s2, out.nnz};
+  }
+
+  // The same calls into the buffers `in_call` sized (the size queries stay: they are
+  // part of the documented sequence and cost no allocation).
+  void preallocated(cusparseSpGEMMAlg_t alg, Buffers& pre, cusparseSpMatDescr_t C, cusparseSpGEMMDescr_t d) {
+    const auto fits = [](std::size_t need, const DeviceBuffer& have, const char* what) {
+      if (need > have.bytes())
+        throw CallError(std::string("CusparseSpgemm: ") + what + " grew between calls", "BUFFER_GREW");
+    };
+    std::size_t s1 = 0, s2 = 0, s3 = 0;
+    work_estimation(alg, C, d, &s1, nullptr);
+    fits(s1, pre.b1, "buffer 1");
+    work_estimation(alg, C, d, &s1, pre.b1.get());
+    if (alg == CUSPARSE_SPGEMM_DEFAULT) {
+      compute(alg, C, d, &s2, nullptr);
+    } else {
+      estimate_memory(alg, C, d, &s3, nullptr, nullptr);
+      fits(s3, pre.b3, "buffer 3");
+      estimate_memory(alg, C, d, &s3, pre.b3.get(), &s2);
+    }
+    fits(s2, pre.b2, "buffer 2");
+    compute(alg, C, d, &s2, pre.b2.get());
+    if (output_nnz(C) != pre.C.nnz) throw CallError("CusparseSpgemm: nnz(C) changed between calls", "NNZ_CHANGED");
+    copy(alg, C, d, pre.C);
+  }
+
+  // C copied to the host, each row sorted by column.
+  std::unique_ptr<SparseMatrix<float>> download(const Product& C) {
+    std::vector<int> off(static_cast<std::size_t>(m + 1));
+    std::vector<ColIndex> col(static_cast<std::size_t>(C.nnz));
+    std::vector<float> val(static_cast<std::size_t>(C.nnz));
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    BENCH_CUDA(cudaMemcpy(off.data(), C.off.get(), off.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    if (C.nnz > 0) {
+      BENCH_CUDA(cudaMemcpy(col.data(), C.col.get(), col.size() * sizeof(ColIndex), cudaMemcpyDeviceToHost));
+      BENCH_CUDA(cudaMemcpy(val.data(), C.val.get(), val.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    std::vector<Index> offsets(off.begin(), off.end());
+    std::vector<ColIndex> cols(col.size());
+    std::vector<float> vals(val.size());
+    std::vector<std::size_t> order;
+    for (std::int64_t i = 0; i < m; ++i) {
+      const auto b = static_cast<std::size_t>(off[i]), e = static_cast<std::size_t>(off[i + 1]);
+      order.resize(e - b);
+      std::iota(order.begin(), order.end(), b);
+      std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return col[x] < col[y]; });
+      for (std::size_t q = 0; q < order.size(); ++q) {
+        cols[b + q] = col[order[q]];
+        vals[b + q] = val[order[q]];
+      }
+    }
+    return std::make_unique<SparseMatrix<float>>(SparseMatrix<float>::from_csr(m, n, offsets, cols, vals));
+  }
+};
+
+CusparseSpgemm::CusparseSpgemm(const SparseMatrix<float>& A, const SparseMatrix<float>& B, void* stream)
+    : p_(std::make_unique<Impl>()) {
+  if (A.ncols() != B.nrows()) throw std::runtime_error("CusparseSpgemm: A's columns differ from B's rows");
+  p_->stream = static_cast<cudaStream_t>(stream);
+  p_->m = A.nrows();
+  p_->n = B.ncols();
+  p_->A = p_->upload_csr(A, p_->aoff, p_->acol, p_->aval);
+  p_->B = p_->upload_csr(B, p_->boff, p_->bcol, p_->bval);
+  BENCH_CUSPARSE(cusparseCreate(&p_->h));
+  BENCH_CUSPARSE(cusparseSetStream(p_->h, p_->stream));
+  // a pageable upload may still be in flight when cudaMemcpy returns, and `stream` (geblas's
+  // is non-blocking) is not ordered after the legacy stream that carries it
+  BENCH_CUDA(cudaDeviceSynchronize());
+}
+
+CusparseSpgemm::~CusparseSpgemm() = default;
+
+std::vector<std::string> CusparseSpgemm::algorithms() {
+  std::vector<std::string> names;
+  for (const auto& a : kSpgemmAlgs) names.emplace_back(a.name);
+  return names;
+}
+
+CusparseSpgemm::Timing CusparseSpgemm::time(const std::string& name, int runs) {
+  Impl& p = *p_;
+  const auto it =
+      std::find_if(std::begin(kSpgemmAlgs), std::end(kSpgemmAlgs), [&](const SpgemmAlg& a) { return name == a.name; });
+  if (it == std::end(kSpgemmAlgs)) throw std::runtime_error("CusparseSpgemm: unknown algorithm " + name);
+  const cusparseSpGEMMAlg_t alg = it->alg;
+  Timing t;
+  t.alg = name;
+  p.last.reset();
+  try {
+    // the warm-up of both ways: its product is result(), its sizes the preallocated buffers
+    Impl::Product C;
+    Impl::Sizes sizes;
+    p.in_call(alg, C, &sizes);
+    p.last = p.download(C);
+    t.in_call_ms = event_median_ms(
+        p.stream, runs, [&] { p.in_call(alg, C, nullptr); }, [&] { C = Impl::Product{}; });
+    C = Impl::Product{};
+    Impl::Buffers pre(sizes, p.m);  // after the in-call samples, which need the memory themselves
+    std::unique_ptr<OutputDescr> Cd;
+    std::unique_ptr<SpgemmDescr> d;
+    t.preallocated_ms = event_median_ms(
+        p.stream, runs, [&] { p.preallocated(alg, pre, Cd->get(), d->get()); },
+        [&] {
+          d.reset();
+          Cd.reset();
+          Cd = std::make_unique<OutputDescr>(p.m, p.n);
+          d = std::make_unique<SpgemmDescr>();
+        });
+  } catch (const CallError& e) {
+    cudaGetLastError();  // a refused allocation leaves its error behind; the next call must not see it
+    t.status = e.status();
+    t.error = e.what();
+  }
+  return t;
+}
+
+const SparseMatrix<float>* CusparseSpgemm::result() const { return p_->last.get(); }
+
 }  // namespace geblas::bench
 
 #else
@@ -250,6 +624,19 @@ Timed CusparseCsr::spmv(const std::vector<float>&, int, bool, std::vector<float>
 Timed CusparseCsr::spmm(Index, int) { throw std::runtime_error("built without cuSPARSE"); }
 Timed CusparseCsr::csr2csc(int) { throw std::runtime_error("built without cuSPARSE"); }
 double device_copy_bandwidth_gbs(std::size_t, int) { throw std::runtime_error("built without cuSPARSE"); }
+double event_median_ms(void*, int, const std::function<void()>&, const std::function<void()>&) {
+  throw std::runtime_error("built without CUDA");
+}
+struct CusparseSpgemm::Impl {};
+CusparseSpgemm::CusparseSpgemm(const SparseMatrix<float>&, const SparseMatrix<float>&, void*) {
+  throw std::runtime_error("built without cuSPARSE");
+}
+CusparseSpgemm::~CusparseSpgemm() = default;
+std::vector<std::string> CusparseSpgemm::algorithms() { return {}; }  // nothing to time without cuSPARSE
+CusparseSpgemm::Timing CusparseSpgemm::time(const std::string&, int) {
+  throw std::runtime_error("built without cuSPARSE");
+}
+const SparseMatrix<float>* CusparseSpgemm::result() const { return nullptr; }
 }  // namespace geblas::bench
 
 #endif

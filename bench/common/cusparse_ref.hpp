@@ -4,9 +4,11 @@
 // the median time (CUDA events, after a warm-up) of SpMV, SpMM at width N (best of the
 // CSR algorithms, ALG3's preprocessing outside the timing) and csr2csc (the transpose a
 // pull-style algorithm has to build). Also the device's copy bandwidth, the memory floor
-// of bench_spmm. Every CUDA / cuSPARSE call is checked (std::runtime_error).
+// of bench_spmm, and cusparseSpGEMM (CusparseSpgemm: sparse x sparse, the baseline of
+// bench_spgemm --device cuda). Every CUDA / cuSPARSE call is checked (std::runtime_error).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,5 +47,54 @@ class CusparseCsr {
 // Device-to-device cudaMemcpy of `bytes`, counted as read + write: 2 * bytes / median
 // time, in GB/s (1e9 bytes). The "memory floor" denominators of bench_spmm.
 double device_copy_bandwidth_gbs(std::size_t bytes = std::size_t{1} << 30, int reps = 10);
+
+// Median milliseconds of `call` between two CUDA events recorded on `stream` (a
+// cudaStream_t as void*), one call per sample, after one warm-up call; `setup`, when
+// given, runs before each call outside the timing (e.g. a fresh output). The same clock
+// for geblas and for cuSPARSE, so that their ratio compares like with like.
+double event_median_ms(void* stream, int runs, const std::function<void()>& call,
+                       const std::function<void()>& setup = {});
+
+// C = A * B by cusparseSpGEMM (CSR, 32-bit indices, float, plus_times: alpha 1, beta 0),
+// A and B uploaded once from host CSR. Each algorithm is timed two ways:
+//   in_call_ms: the whole sequence a user pays for one product: the SpGEMM descriptor
+//     and C's descriptor, workEstimation (size query, cudaMalloc of buffer 1, the work),
+//     for ALG2 / ALG3 estimateMemory (buffer 3, malloc'd and freed), compute (buffer 2:
+//     queried for DEFAULT, from estimateMemory for ALG2 / ALG3), cudaMalloc of C's three
+//     arrays, copy, and the frees of the buffers and descriptors (C itself is kept, as a
+//     user keeps it; it is freed before the next sample, outside the timing);
+//   preallocated_ms: the same calls with every buffer and C's arrays allocated once
+//     beforehand (the sizes of the warm-up call): workEstimation, estimateMemory,
+//     compute and copy only.
+// An algorithm cuSPARSE or CUDA refuses (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES on large
+// outputs, out of memory) is not an exception: its status says what failed.
+class CusparseSpgemm {
+ public:
+  struct Timing {
+    std::string alg;                               // "DEFAULT", "ALG2", "ALG3"
+    std::string status = "ok";                     // else the failing call's status, e.g. INSUFFICIENT_RESOURCES
+    std::string error;                             // the failing call and its message ("" when ok)
+    double in_call_ms = -1, preallocated_ms = -1;  // < 0: not measured
+  };
+
+  // `stream`: a cudaStream_t as void* (0: the legacy default stream); cuSPARSE runs on it.
+  CusparseSpgemm(const SparseMatrix<float>& A, const SparseMatrix<float>& B, void* stream);
+  ~CusparseSpgemm();
+  CusparseSpgemm(const CusparseSpgemm&) = delete;
+  CusparseSpgemm& operator=(const CusparseSpgemm&) = delete;
+
+  // The algorithms time() takes, in the order the bench prints them.
+  static std::vector<std::string> algorithms();
+  // Median of `runs` one-call samples each way, after one warm-up call each way.
+  Timing time(const std::string& alg, int runs);
+  // The product of the last time() (its warm-up call), copied to the host, each row
+  // sorted by column (the check compares entry by entry); nullptr when that call failed
+  // before it had one.
+  const SparseMatrix<float>* result() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> p_;
+};
 
 }  // namespace geblas::bench
