@@ -2,7 +2,8 @@
 // rows, rows of a few entries, of hundreds and thousands, and hundreds of rows of more
 // than 8192 entries, so that every size class of the methods is taken (the GPU's hash
 // bins, from one warp's table to tables in global memory, with more of the largest rows
-// than blocks that take them; the CPU's per-row accumulators), checked entry by entry
+// than blocks that take them, and its dense rows; the CPU's per-row accumulators), in C
+// of 100000 and of 2^20 + 4096 columns, checked entry by entry
 // against a dense-accumulator product on the host (nothing of geblas's products).
 // Values are small integers, so every sum is exact in every type.
 #include <algorithm>
@@ -58,9 +59,14 @@ struct Operands {
   HostCsr A, B;
 };
 
-Operands operands(std::uint64_t seed) {
+// Two widths of C: `wide` columns exceed what a dense row of columns takes on the GPU
+// (2^20), so every row goes to a hash table; `narrow` (100000) sends the rows that touch
+// a large share of the columns to dense rows and the rest to tables.
+constexpr Index narrow = 100000, wide = (Index{1} << 20) + 4096;
+
+Operands operands(std::uint64_t seed, Index n, Index m = 2400) {
   std::mt19937_64 rng(seed);
-  const Index k = 3000, n = 100000, m = 2400;
+  const Index k = 3000;
   std::vector<Index> blen(k);
   for (Index q = 0; q < k; ++q) blen[q] = q % 16 == 0 ? 400 : 20;
   std::vector<Index> alen(m);
@@ -164,11 +170,11 @@ std::string row_sizes(const HostCsr& C) {
 
 TEMPLATE_TEST_CASE("mxm sparse x sparse: output rows of every size", "[mxm]", float, double, std::int32_t,
                    std::int64_t) {
-  const Operands ops = operands(42);
-  const auto A = matrix_of<TestType>(ops.A);
-  const auto B = matrix_of<TestType>(ops.B);
   const auto all = [](Index, ColIndex) { return true; };
-  {
+  for (const Index n : {narrow, wide}) {
+    const Operands ops = operands(42, n);
+    const auto A = matrix_of<TestType>(ops.A);
+    const auto B = matrix_of<TestType>(ops.B);
     const HostCsr want = reference(ops.A, ops.B, Rule::plus_times, all);
     INFO(row_sizes(want));
     Index huge = 0;
@@ -179,6 +185,9 @@ TEMPLATE_TEST_CASE("mxm sparse x sparse: output rows of every size", "[mxm]", fl
     CHECK(compare(C, want) == "");
   }
   {
+    const Operands ops = operands(45, narrow);
+    const auto A = matrix_of<TestType>(ops.A);
+    const auto B = matrix_of<TestType>(ops.B);
     const HostCsr want = reference(ops.A, ops.B, Rule::min_plus, all);
     SparseMatrix<TestType> C(A.nrows(), B.ncols(), device());
     mxm(C, A, B, semiring::min_plus<TestType>{});
@@ -187,8 +196,8 @@ TEMPLATE_TEST_CASE("mxm sparse x sparse: output rows of every size", "[mxm]", fl
 }
 
 TEST_CASE("mxm sparse x sparse: output rows of every size, logical and through a complemented mask", "[mxm]") {
-  const Operands ops = operands(43);
-  {
+  for (const Index n : {narrow, wide}) {
+    const Operands ops = operands(43, n);
     const HostCsr want = reference(ops.A, ops.B, Rule::lor_land, [](Index, ColIndex) { return true; });
     const auto A = matrix_of<bool>(ops.A);
     const auto B = matrix_of<bool>(ops.B);
@@ -199,6 +208,7 @@ TEST_CASE("mxm sparse x sparse: output rows of every size, logical and through a
     CHECK(compare(C, want) == "");
   }
   {
+    const Operands ops = operands(43, narrow);
     // M: every 7th column of [0, 7000) in every 4th row, and the whole of every 200th row
     const auto in_mask = [](Index i, ColIndex j) { return i % 200 == 0 || (i % 4 == 0 && j < 7000 && j % 7 == 0); };
     std::vector<Tuple<float>> m;
@@ -212,6 +222,20 @@ TEST_CASE("mxm sparse x sparse: output rows of every size, logical and through a
     const auto B = matrix_of<float>(ops.B);
     SparseMatrix<float> C(A.nrows(), B.ncols(), device());
     mxm(C, A, B, semiring::plus_times<float>{}, {.mask = Mask::structure(M).complement()});
+    CHECK(compare(C, want) == "");
+  }
+}
+
+TEST_CASE("mxm sparse x sparse: every size class once, small enough for the sanitizers", "[mxm][sanitize]") {
+  // 80 rows: each length of the cycle, and ten rows of more than 8192 entries
+  for (const Index n : {narrow, wide}) {
+    const Operands ops = operands(44, n, 80);
+    const HostCsr want = reference(ops.A, ops.B, Rule::plus_times, [](Index, ColIndex) { return true; });
+    INFO(row_sizes(want));
+    const auto A = matrix_of<double>(ops.A);
+    const auto B = matrix_of<double>(ops.B);
+    SparseMatrix<double> C(A.nrows(), B.ncols(), device());
+    mxm(C, A, B, semiring::plus_times<double>{});
     CHECK(compare(C, want) == "");
   }
 }

@@ -46,12 +46,26 @@ struct HashSpgemmPolicy {
   static constexpr int global_group = 512;
   static constexpr std::size_t global_pool_bytes = std::size_t{256} << 20;
   static constexpr int global_blocks_per_sm = 2;
+  // Rows that touch a large share of C's columns take a dense row instead of a table: a
+  // bitmap of the columns in shared memory (the count pass counts its bits; the fill
+  // pass writes the entries in column order by a scan of it: no sort), values indexed by
+  // column, in shared memory when they fit beside the bitmap, else in a global pool of
+  // one row per block. A row is dense when its estimate x dense_ratio >= the columns (the
+  // bitmap's clear and scan then cost at most one word per dense_ratio / 32 of the row's
+  // estimate, against a table's sort of several passes per entry), and the bitmap fits:
+  // at most dense_max_cols columns.
+  static constexpr int dense_group = 256;
+  static constexpr Index dense_ratio = 64;
+  static constexpr Index dense_max_cols = Index{1} << 20;       // a 128 KB bitmap
+  static constexpr std::size_t dense_shared_bytes = 200 * 1024;  // bitmap + values in shared memory
+  static constexpr int dense_blocks_per_sm = 4;
 };
 
 namespace {
 
 constexpr int n_bins = static_cast<int>(HashSpgemmPolicy::bins.size());
-constexpr int global_bin = n_bins;                // the rows with tables in global memory
+constexpr int dense_bin = n_bins;                 // the rows with a dense row of columns
+constexpr int global_bin = n_bins + 1;            // the rows with tables in global memory
 constexpr unsigned empty_key = 0xffffffffu;       // sorts after every column
 constexpr unsigned long long hash_mul = 2654435761ull;
 
@@ -169,6 +183,7 @@ __device__ inline S insert_key(unsigned* keys, S slots, unsigned j, bool& claime
 template <class V>
 struct RowArgs {
   Index m = 0;
+  Index ncols = 0;
   const Index* aro = nullptr;
   const ColIndex* aci = nullptr;
   const V* av = nullptr;
@@ -370,19 +385,20 @@ __device__ inline int first_bin_holding(Index est, std::index_sequence<B...>) {
   return bin;
 }
 
-// The first bin whose tables hold twice the estimate; -1: no work.
-__device__ inline int bin_of(Index est) {
+// The dense bin, else the first bin whose tables hold twice the estimate; -1: no work.
+__device__ inline int bin_of(Index est, Index ncols) {
   if (est <= 0) return -1;
+  if (ncols <= HashSpgemmPolicy::dense_max_cols && est * HashSpgemmPolicy::dense_ratio >= ncols) return dense_bin;
   return first_bin_holding(est, std::make_index_sequence<n_bins>{});
 }
 
-__global__ void count_bins_kernel(Index m, const Index* est, unsigned long long* counters) {
+__global__ void count_bins_kernel(Index m, Index ncols, const Index* est, unsigned long long* counters) {
   __shared__ unsigned long long local[n_counters];
   if (threadIdx.x < n_counters) local[threadIdx.x] = 0;
   __syncthreads();
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
        i += static_cast<Index>(gridDim.x) * blockDim.x) {
-    const int b = bin_of(est[i]);
+    const int b = bin_of(est[i], ncols);
     if (b < 0) continue;
     atomicAdd(&local[b], 1ull);
     if (b == global_bin) atomicMax(&local[global_bin + 1], static_cast<unsigned long long>(est[i]));
@@ -392,7 +408,7 @@ __global__ void count_bins_kernel(Index m, const Index* est, unsigned long long*
   if (threadIdx.x == global_bin + 1) atomicMax(&counters[threadIdx.x], local[threadIdx.x]);
 }
 
-__global__ void scatter_bins_kernel(Index m, const Index* est, unsigned long long* next, Index* lists) {
+__global__ void scatter_bins_kernel(Index m, Index ncols, const Index* est, unsigned long long* next, Index* lists) {
   __shared__ unsigned long long local[global_bin + 1], base[global_bin + 1];
   if (threadIdx.x <= global_bin) local[threadIdx.x] = 0;
   __syncthreads();
@@ -400,7 +416,7 @@ __global__ void scatter_bins_kernel(Index m, const Index* est, unsigned long lon
   const Index per = (m + gridDim.x - 1) / gridDim.x;
   const Index lo = static_cast<Index>(blockIdx.x) * per, hi = lo + per < m ? lo + per : m;
   for (Index i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    const int b = bin_of(est[i]);
+    const int b = bin_of(est[i], ncols);
     if (b >= 0) atomicAdd(&local[b], 1ull);
   }
   __syncthreads();
@@ -410,17 +426,17 @@ __global__ void scatter_bins_kernel(Index m, const Index* est, unsigned long lon
   }
   __syncthreads();
   for (Index i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    const int b = bin_of(est[i]);
+    const int b = bin_of(est[i], ncols);
     if (b >= 0) lists[base[b] + atomicAdd(&local[b], 1ull)] = i;
   }
 }
 
-BinPlan bin_rows(Index m, const Index* est, Index* lists, const Ctx& c) {
+BinPlan bin_rows(Index m, Index ncols, const Index* est, Index* lists, const Ctx& c) {
   const cudaStream_t s = c.stream;
   RawBuffer counters_buf = temp<unsigned long long>(n_counters, c.device);
   auto* counters = counters_buf.as<unsigned long long>();
   GEBLAS_CUDA_CHECK(cudaMemsetAsync(counters, 0, n_counters * sizeof(unsigned long long), s));
-  count_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, est, counters);
+  count_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, ncols, est, counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
   std::array<unsigned long long, n_counters> host{};
   GEBLAS_CUDA_CHECK(cudaMemcpyAsync(host.data(), counters, sizeof(host), cudaMemcpyDeviceToHost, s));
@@ -432,11 +448,137 @@ BinPlan bin_rows(Index m, const Index* est, Index* lists, const Ctx& c) {
   std::array<unsigned long long, global_bin + 1> next{};
   for (int b = 0; b <= global_bin; ++b) next[b] = static_cast<unsigned long long>(plan.start[b]);
   GEBLAS_CUDA_CHECK(cudaMemcpyAsync(counters, next.data(), sizeof(next), cudaMemcpyHostToDevice, s));
-  scatter_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, est, counters, lists);
+  scatter_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, ncols, est, counters, lists);
   GEBLAS_CUDA_CHECK_LAUNCH();
   // `next` is pageable: the copy has taken it before returning; `counters_buf` is freed in
   // stream order, after the kernel
   return plan;
+}
+
+// The dense rows: one block takes rows r = blockIdx.x, + gridDim.x, ... with a bitmap of
+// the columns in shared memory; the fill pass adds each product at vals[j] (shared when
+// ValuesShared, else this block's row of the pool), which hold slot_start between rows:
+// a value is put back to it as its entry is written out.
+template <class V, bool ValuesShared>
+__global__ void __launch_bounds__(HashSpgemmPolicy::dense_group)
+    dense_rows_kernel(RowArgs<V> a, std::conditional_t<std::is_void_v<V>, NoValue, V>* pool_vals) {
+  constexpr int G = HashSpgemmPolicy::dense_group;
+  constexpr bool numeric = !std::is_void_v<V>;
+  using Val = std::conditional_t<numeric, V, NoValue>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ Chunk<G, V> ch;
+  __shared__ Index placed;
+  const int lane = static_cast<int>(threadIdx.x);
+  const Index n = a.ncols, words = (n + 31) / 32;
+  Val* vals = nullptr;
+  if constexpr (numeric) vals = ValuesShared ? reinterpret_cast<Val*>(smem) : pool_vals + blockIdx.x * n;
+  unsigned* bits = reinterpret_cast<unsigned*>(smem + (ValuesShared ? (n * sizeof(Val) + 15) / 16 * 16 : 0));
+  if constexpr (numeric && ValuesShared)
+    for (Index j = lane; j < n; j += G) vals[j] = slot_start<V>(a.sr.add);
+  for (Index r = blockIdx.x; r < a.count; r += gridDim.x) {
+    const Index i = a.rows[r];
+    for (Index w = lane; w < words; w += G) bits[w] = 0;
+    // the clear is seen by the first chunk's insertions: accumulate's loop syncs before them
+    const Index ea = a.aro[i + 1];
+    for (Index pa = a.aro[i]; pa < ea; pa += G) {
+      const Index p = pa + lane;
+      Index len = 0;
+      if (p < ea) {
+        const ColIndex k = a.aci[p];
+        const Index b0 = a.bro[k];
+        len = a.bro[k + 1] - b0;
+        ch.bstart[lane] = b0;
+        if constexpr (numeric) ch.aval[lane] = a.av[p];
+      }
+      const Index incl = group_inclusive_sum<G>(len, lane, ch.totals);
+      ch.incl[lane] = incl;
+      __syncthreads();
+      const Index total = ch.incl[G - 1];
+      for (Index q = lane; q < total; q += G) {
+        int lo = 0, hi = G - 1;
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (ch.incl[mid] > q) hi = mid;
+          else lo = mid + 1;
+        }
+        const Index before = lo > 0 ? ch.incl[lo - 1] : 0;
+        const Index pb = ch.bstart[lo] + (q - before);
+        const unsigned j = static_cast<unsigned>(a.bci[pb]);
+        if (a.mask.kind != MaskView::none && !a.mask.allows(i, j)) continue;
+        const unsigned bit = 1u << (j & 31);
+        const bool claimed = (atomicOr(bits + (j >> 5), bit) & bit) == 0;
+        if constexpr (numeric) slot_add(vals + j, binop_apply<V>(a.sr.mul, ch.aval[lo], a.bv[pb]), a.sr.add, claimed);
+      }
+      __syncthreads();
+    }
+    if constexpr (!numeric) {
+      Index mine = 0;
+      for (Index w = lane; w < words; w += G) mine += __popc(bits[w]);
+      const Index total = group_sum<G>(mine, lane, ch.totals);
+      if (lane == 0) a.row_nnz[i] = total;
+    } else {
+      // entries in column order: word w's set bits go after those of the words before it
+      if (lane == 0) placed = a.cro[i];
+      __syncthreads();
+      for (Index w0 = 0; w0 < words; w0 += G) {
+        const Index w = w0 + lane;
+        unsigned word = w < words ? bits[w] : 0u;
+        const Index cnt = __popc(word);
+        const Index incl = group_inclusive_sum<G>(cnt, lane, ch.totals);
+        Index pos = placed + incl - cnt;
+        while (word != 0) {
+          const int b = __ffs(word) - 1;
+          word &= word - 1;
+          const Index j = w * 32 + b;
+          a.cci[pos] = static_cast<ColIndex>(j);
+          a.cv[pos] = vals[j];
+          vals[j] = slot_start<V>(a.sr.add);
+          ++pos;
+        }
+        __syncthreads();  // every thread has read `placed`
+        if (lane == G - 1) placed += incl;
+        __syncthreads();
+      }
+    }
+    __syncthreads();  // the bitmap is cleared for the next row
+  }
+}
+
+template <class V>
+void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx& c) {
+  using Val = std::conditional_t<std::is_void_v<V>, NoValue, V>;
+  constexpr bool numeric = !std::is_void_v<V>;
+  a.rows = lists + plan.start[dense_bin];
+  a.count = plan.start[dense_bin + 1] - plan.start[dense_bin];
+  if (a.count == 0) return;
+  const Index n = a.ncols;
+  const std::size_t bitmap = static_cast<std::size_t>((n + 31) / 32) * sizeof(unsigned);
+  const std::size_t shared_vals = (static_cast<std::size_t>(n) * sizeof(Val) + 15) / 16 * 16;
+  const bool in_shared = numeric && shared_vals + bitmap <= HashSpgemmPolicy::dense_shared_bytes;
+  int device = 0, sms = 0;
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
+  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  Index blocks = std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::dense_blocks_per_sm);
+  RawBuffer pool;
+  if (numeric && !in_shared) {
+    const Index per_pool = static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(n) * sizeof(Val)));
+    blocks = std::clamp<Index>(per_pool, 1, blocks);
+    pool = temp_bytes(blocks * n, sizeof(Val), c.device);
+    if constexpr (numeric) {
+      Val* pv = pool.as<Val>();
+      const MonoidId add = a.sr.add;
+      for_each(blocks * n, c.stream, [=] __device__(Index e) { pv[e] = slot_start<V>(add); });
+    }
+  }
+  const std::size_t bytes = bitmap + (in_shared ? shared_vals : 0);
+  const auto launch = [&](auto kernel) {
+    if (bytes > 48 * 1024)
+      GEBLAS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    kernel<<<static_cast<unsigned>(blocks), HashSpgemmPolicy::dense_group, bytes, c.stream>>>(a, static_cast<Val*>(pool.data()));
+    GEBLAS_CUDA_CHECK_LAUNCH();
+  };
+  if (in_shared) launch(dense_rows_kernel<V, true>);
+  else launch(dense_rows_kernel<V, false>);
 }
 
 template <int B, class V>
@@ -498,10 +640,12 @@ void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B,
   a.cci = T.col_indices.as<ColIndex>();
   a.cv = T.values.as<V>();
   a.est = est;
+  a.ncols = count_args.ncols;
   const Index* cro = a.cro;
   for_each(m, s, [=] __device__(Index i) { est[i] = cro[i + 1] - cro[i]; });
-  const BinPlan plan = bin_rows(m, est, lists, c);
+  const BinPlan plan = bin_rows(m, B.ncols, est, lists, c);
   launch_bin<0, V>(a, plan, lists, c);
+  launch_dense<V>(a, plan, lists, c);
   const Index hubs = plan.start[global_bin + 1] - plan.start[global_bin];
   if (hubs == 0) return;
   // the global bin's rows: unsorted into a buffer, one segmented sort, copied into C
@@ -572,8 +716,10 @@ void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage&
     est[i] = ub < n ? ub : n;
     row_nnz[i] = 0;  // rows without products are in no bin
   });
-  const BinPlan plan = bin_rows(m, est, lists, c);
+  a.ncols = n;
+  const BinPlan plan = bin_rows(m, n, est, lists, c);
   launch_bin<0, void>(a, plan, lists, c);
+  launch_dense<void>(a, plan, lists, c);
   launch_global<void>(a, plan, lists, c);
   const Index nvals = counts_to_offsets(row_nnz, m, s);
   T = new_sparse(m, n, nvals, A.type, c.device);
