@@ -161,6 +161,12 @@ struct Backend {
                             SemiringId s, const Options& o);  // o.mask honoured during the product
   void (*mxm_dense_sparse)(DenseStorage& T, const DenseStorage& A, const SparseStorage& B, SemiringId s);
   void (*mxm_dense_dense)(DenseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s);
+  // The sampled dense x dense product (SDDMM): T = op(A) (+).(x) op(B) at the entries the
+  // sparse, uncomplemented mask o.mask lists (every stored one when structural, the
+  // nonzero ones otherwise), in M's order; op() is o.transpose_a / o.transpose_b, read in
+  // place (no transposed copy). No other entry is computed.
+  void (*mxm_sampled)(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s,
+                      const Options& o);
 
   // Row-length statistics of A (max, empty rows, mean, standard deviation).
   void (*row_stats)(RowStats& out, const SparseStorage& A);
@@ -279,7 +285,7 @@ struct Backend {
 // the declared function undefined (a link error).
 #define GEBLAS_BACKEND_ENTRIES(X)                                                                    \
   X(allocate) X(deallocate) X(zero) X(copy) X(synchronize)                                          \
-  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense)                    \
+  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense) X(mxm_sampled)    \
   X(row_stats) X(transpose_sparse) X(transpose_dense) X(relayout_dense)                              \
   X(mxv_pull) X(mxv_push)                                                                            \
   X(ewise_sparse) X(ewise_dense) X(ewise_vector) X(apply_values) X(convert_values)                   \

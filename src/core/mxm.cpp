@@ -165,6 +165,37 @@ void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, Semiring
   product_and_write(Form::dense_dense, C, A, B, s, o, &Backend::mxm_dense_dense);
 }
 
+void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
+  const char* op = "mxm(dense x dense, sparse C)";
+  check_semiring(op, s, C.type);
+  check_type(op, "A", A.type, C.type);
+  check_type(op, "B", B.type, C.type);
+  check_accum(op, o, C.type);
+  const Device dev = C.device;
+  check_device(op, "A", A.device, dev);
+  check_device(op, "B", B.device, dev);
+  const Index am = rows_of(A, o.transpose_a), ak = cols_of(A, o.transpose_a);
+  const Index bk = rows_of(B, o.transpose_b), bn = cols_of(B, o.transpose_b);
+  if (ak != bk)
+    throw DimensionMismatch(std::string(op) + ": inner dimensions differ: A" + (o.transpose_a ? "'" : "") + " is " +
+                            shape(am, ak) + ", B" + (o.transpose_b ? "'" : "") + " is " + shape(bk, bn));
+  if (C.nrows != am || C.ncols != bn)
+    throw DimensionMismatch(std::string(op) + ": C is " + shape(C.nrows, C.ncols) + " but the product is " +
+                            shape(am, bn));
+  check_matrix_mask(op, o, C.nrows, C.ncols, dev);
+  // The product is computed only where the mask lists an entry: without such a mask every
+  // one of the m x n entries would be stored, which is the dense-output mxm's job.
+  if (o.mask.kind() != Mask::Kind::sparse || o.mask.complemented())
+    throw InvalidValue(std::string(op) + ": needs a sparse mask that is not complemented (the product is "
+                       "computed at the mask's entries only; for every entry use a dense C)");
+  const Backend& be = backend_for(dev);
+  begin_dispatch(op, be.name);
+  SparseStorage T;
+  required(be.mxm_sampled, op, dev)(T, A, B, s, o);
+  required(be.write_sparse, "mask/accumulate", dev)(C, T, o);
+  end_dispatch();
+}
+
 UserMxmPlan plan_user_mxm(const DenseStorage& C, const SparseStorage& A, const DenseStorage& B, TypeId t,
                           const Options& o) {
   return prepare(Form::sparse_dense, C, A, B, t, o);

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "core/trace.hpp"
+#include "cpu/csr_builder.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/mask_rows.hpp"
 #include "cpu/spmm_plus.hpp"
 #include "cpu/spgemm.hpp"
 #include "cpu/spmm_policy.hpp"
@@ -119,6 +121,35 @@ void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage&
     with_semiring<V>(s, [&]<class S>() { dense_dense<S, V>(dense_view<V>(A), dense_view<V>(B), dense_view<V>(T)); });
   });
   current_dispatch().variant = "dense";
+}
+
+void mxm_sampled(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
+  const MaskRows mask(o.mask);
+  const Index m = o.transpose_a ? A.ncols : A.nrows, n = o.transpose_b ? B.nrows : B.ncols;
+  const Index kdim = o.transpose_a ? A.nrows : A.ncols;
+  visit_type(A.type, [&]<class V>() {
+    const DenseView<V> a = view_of(dense_view<V>(A), o.transpose_a), b = view_of(dense_view<V>(B), o.transpose_b);
+    with_semiring<V>(s, [&]<class S>() {
+      // no inner terms: no entry has a term, so the product has none
+      const auto listed = [&](Index i) {
+        thread_local std::vector<ColIndex> buf;
+        return mask.listed(i, buf);
+      };
+      T = build_csr_rows<V>(
+          m, n, A.type, [&](Index i) { return kdim == 0 ? Index{0} : static_cast<Index>(listed(i).size()); },
+          [&](Index i, ColIndex* cols, V* vals) {
+            if (kdim == 0) return;
+            Index p = 0;
+            for (const ColIndex j : listed(i)) {
+              cols[p] = j;
+              vals[p++] = sampled_entry<S, V>(a, b, i, j);
+            }
+          });
+    });
+  });
+  DispatchRecord& rec = current_dispatch();
+  rec.variant = "sampled_dot";
+  rec.reason = "the mask's " + std::to_string(T.nvals) + " entries, each a fold of " + std::to_string(kdim) + " terms";
 }
 
 }  // namespace geblas::detail::cpu

@@ -36,6 +36,8 @@ GEBLAS_API void mxm(SparseStorage& C, const SparseStorage& A, const SparseStorag
                     const Options& o);
 GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const SparseStorage& B, SemiringId s,
                     const Options& o);
+GEBLAS_API void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s,
+                    const Options& o);
 GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s,
                     const Options& o);
 
@@ -129,6 +131,23 @@ void mxm(DenseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S 
   (void)semiring;
   if constexpr (BuiltinSemiring<S>) detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
   else detail::mxm_user<S>(C, A, B, options);
+}
+
+// The sampled dense x dense product (SDDMM): C<M> = accum(C, op(A) (+).(x) op(B)) with a
+// sparse C and a sparse mask M that is not complemented (structural, or by value). Only
+// the entries M lists are computed, each the fold of its k terms in order, so the work is
+// nvals(M) x inner dimension whatever the shape of the dense product. The attention score
+// of a graph layer, s_ij = <x_i, y_j> on the edges of a graph, is
+// mxm(S, X, Y, semiring::plus_times<T>{}, {.mask = Mask::structure(G), .transpose_b = true}).
+// Built-in semirings only; the CPU runs it (the GPU reports NotImplemented for now).
+template <Scalar T, class S>
+void mxm(SparseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
+         const Options& options = {}) {
+  detail::check_semiring_type<S, T>();
+  static_assert(BuiltinSemiring<S>, "geblas::mxm: the sampled dense x dense product (sparse C) takes the built-in "
+                                    "semirings only");
+  (void)semiring;
+  detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
 }
 
 }  // namespace geblas

@@ -94,4 +94,10 @@ void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorag
   current_dispatch().variant = "dot_bt";
 }
 
+// The sampled product has no GPU kernel yet: a clear error rather than a copy to the host.
+void mxm_sampled(SparseStorage&, const DenseStorage& A, const DenseStorage&, SemiringId, const Options&) {
+  throw NotImplemented("mxm(dense x dense, sparse C) is not implemented on " + A.device.str() +
+                       " yet (it runs on the CPU)");
+}
+
 }  // namespace geblas::detail::cuda::ops

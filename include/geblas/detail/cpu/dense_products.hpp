@@ -45,6 +45,32 @@ void dense_sparse(const DenseView<T>& A, const CsrView<T>& B, const DenseView<T>
   }
 }
 
+// op(X) of a dense view in place: the transpose reads the same data in the other layout.
+template <class T>
+DenseView<T> view_of(const DenseView<T>& X, bool transposed) {
+  if (!transposed) return X;
+  return {X.ncols, X.nrows, X.ld, X.layout == Layout::row_major ? Layout::col_major : Layout::row_major, X.data};
+}
+
+// One entry of the sampled product: add_k mul(A(i, k), B(k, j)) over k = 0 .. A.ncols - 1
+// (at least one), its terms folded in k order as Fold<S> says. Both operands are read
+// with strides: contiguous when A is row-major and B column-major (B' of a row-major B,
+// the attention-score case).
+template <class S, class T>
+T sampled_entry(const DenseView<T>& A, const DenseView<T>& B, Index i, Index j) {
+  const Index kdim = A.ncols;
+  const T* a = A.layout == Layout::row_major ? A.data + i * A.ld : A.data + i;
+  const Index sa = A.layout == Layout::row_major ? 1 : A.ld;
+  const T* b = B.layout == Layout::col_major ? B.data + j * B.ld : B.data + j;
+  const Index sb = B.layout == Layout::col_major ? 1 : B.ld;
+  const auto term = [&](Index k) {
+    return S::mul(semiring_reads_a<S>() ? a[k * sa] : T(1), semiring_reads_b<S>() ? b[k * sb] : T(1));
+  };
+  T acc = Fold<S>::from_identity ? S::identity() : term(0);
+  for (Index k = Fold<S>::from_identity ? 0 : 1; k < kdim; ++k) acc = Fold<S>::step(acc, term(k));
+  return acc;
+}
+
 template <class S, class T>
 void dense_dense(const DenseView<T>& A, const DenseView<T>& B, const DenseView<T>& C) {
   const Index m = A.nrows, kdim = A.ncols, n = B.ncols;

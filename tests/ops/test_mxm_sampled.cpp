@@ -1,0 +1,228 @@
+// The sampled dense x dense product (SDDMM) on test::device(): C<M> = op(A) (+).(x) op(B)
+// with dense A and B, a sparse C and a sparse mask M, checked entry by entry against a
+// host loop over M's entries (nothing of geblas's products): every built-in semiring
+// family, every type, inner dimensions 0, 1 and across a cache line, both layouts of both
+// operands, both transposes, structural and value masks, empty mask rows, an accumulator
+// into an existing C, and the errors of the cases it refuses. Values are small integers,
+// so every fold is exact in every type.
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "geblas/geblas.hpp"
+#include "support/catch.hpp"
+#include "support/device.hpp"
+
+using namespace geblas;
+using namespace geblas::test;
+
+namespace {
+
+enum class Add { plus, max, min, lor };
+enum class Mul { times, plus, pair, second, min, land };
+
+struct Rule {
+  const char* name;
+  Add add;
+  Mul mul;
+};
+
+template <class T>
+T mul_of(Mul m, T a, T b) {
+  switch (m) {
+    case Mul::times: return static_cast<T>(a * b);
+    case Mul::plus: return static_cast<T>(a + b);
+    case Mul::pair: return T(1);
+    case Mul::second: return b;
+    case Mul::min: return a < b ? a : b;
+    case Mul::land: return static_cast<T>(a && b);
+  }
+  return T{};
+}
+
+template <class T>
+T add_of(Add op, T x, T y) {
+  switch (op) {
+    case Add::plus: return static_cast<T>(x + y);
+    case Add::max: return x > y ? x : y;
+    case Add::min: return x < y ? x : y;
+    case Add::lor: return static_cast<T>(x || y);
+  }
+  return T{};
+}
+
+// One case's operands: A is m x k (or k x m when transposed), B is k x n (or n x k).
+struct Shape {
+  Index m, n, k;
+  Layout a_layout, b_layout;
+  bool transpose_a, transpose_b, structural;
+};
+
+template <class T>
+DenseMatrix<T> random_dense(Index rows, Index cols, Layout layout, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> v(0, 3);
+  std::vector<T> vals(static_cast<std::size_t>(rows * cols));
+  for (std::size_t p = 0; p < vals.size(); ++p) vals[p] = static_cast<T>(v(rng));  // vector<bool> has no T&
+  return layout == Layout::row_major ? DenseMatrix<T>::from_row_major(rows, cols, vals)
+                                     : DenseMatrix<T>::from_col_major(rows, cols, vals);
+}
+
+// M: about a third of the entries, row 1 empty, row 2 full; values 0..2 (a value mask
+// skips the zeros).
+template <class T>
+SparseMatrix<T> random_mask(Index m, Index n, std::mt19937_64& rng) {
+  std::vector<Tuple<T>> t;
+  std::uniform_int_distribution<int> pick(0, 2), val(0, 2);
+  for (Index i = 0; i < m; ++i)
+    for (Index j = 0; j < n; ++j)
+      if (i != 1 && (i == 2 || pick(rng) == 0)) t.push_back({i, j, static_cast<T>(val(rng))});
+  return SparseMatrix<T>::from_tuples(m, n, t);
+}
+
+template <class T>
+std::map<std::pair<Index, Index>, T> entries_of(const SparseMatrix<T>& M) {
+  std::map<std::pair<Index, Index>, T> out;
+  for (const auto& t : M.to(Device::cpu()).extract_tuples()) out[{t.row, t.col}] = t.value;
+  return out;
+}
+
+// Calls f with the built-in semiring named `name` for T.
+template <class T, class F>
+void with_rule(const std::string& name, F f) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (name == "lor_land") return f(semiring::lor_land<bool>{});
+  } else {
+    if (name == "plus_times") return f(semiring::plus_times<T>{});
+    if (name == "max_times") return f(semiring::max_times<T>{});
+    if (name == "min_plus") return f(semiring::min_plus<T>{});
+    if (name == "max_plus") return f(semiring::max_plus<T>{});
+    if (name == "max_min") return f(semiring::max_min<T>{});
+    if (name == "plus_pair") return f(semiring::plus_pair<T>{});
+    if (name == "min_second") return f(semiring::min_second<T>{});
+    if (name == "plus_second") return f(semiring::plus_second<T>{});
+  }
+  FAIL("no semiring " << name << " in this test");
+}
+
+template <class T>
+std::string run(const Rule& rule, const Shape& s, std::uint64_t seed, bool accumulate) {
+  std::mt19937_64 rng(seed);
+  const auto A = random_dense<T>(s.transpose_a ? s.k : s.m, s.transpose_a ? s.m : s.k, s.a_layout, rng);
+  const auto B = random_dense<T>(s.transpose_b ? s.n : s.k, s.transpose_b ? s.k : s.n, s.b_layout, rng);
+  const auto M = random_mask<T>(s.m, s.n, rng);
+  const auto C0 = random_mask<T>(s.m, s.n, rng);  // the old C of the accumulating case
+  const auto a = [&](Index i, Index q) { return s.transpose_a ? A.at(q, i) : A.at(i, q); };
+  const auto b = [&](Index q, Index j) { return s.transpose_b ? B.at(j, q) : B.at(q, j); };
+
+  std::map<std::pair<Index, Index>, T> want = accumulate ? entries_of(C0) : std::map<std::pair<Index, Index>, T>{};
+  for (const auto& [ij, mv] : entries_of(M)) {
+    if (!s.structural && mv == T(0)) continue;
+    const auto [i, j] = ij;
+    if (s.k == 0) {
+      if (!accumulate) want.erase(ij);
+      continue;
+    }
+    T acc = mul_of(rule.mul, a(i, 0), b(0, j));
+    for (Index q = 1; q < s.k; ++q) acc = add_of(rule.add, acc, mul_of(rule.mul, a(i, q), b(q, j)));
+    if (accumulate && want.count(ij)) want[ij] = static_cast<T>(want[ij] + acc);
+    else want[ij] = acc;
+  }
+
+  SparseMatrix<T> C = accumulate ? C0.to(device()) : SparseMatrix<T>(s.m, s.n, device());
+  const auto Md = M.to(device());  // the mask refers to it: it outlives the call
+  Options o;
+  o.mask = s.structural ? Mask::structure(Md) : Mask(Md);
+  o.transpose_a = s.transpose_a;
+  o.transpose_b = s.transpose_b;
+  if (accumulate) o.accum = binop::plus<T>{};
+  const auto Ad = A.to(device()), Bd = B.to(device());
+  with_rule<T>(rule.name, [&](auto sr) { mxm(C, Ad, Bd, sr, o); });
+  const auto got = entries_of(C);
+  if (got == want) return "";
+  std::string msg = std::string(rule.name) + ": " + std::to_string(got.size()) + " entries, want " +
+                    std::to_string(want.size()) + ";";
+  int shown = 0;
+  for (const auto& [ij, v] : want) {
+    const auto g = got.find(ij);
+    if (g == got.end() || !(g->second == v)) {
+      msg += " (" + std::to_string(ij.first) + "," + std::to_string(ij.second) + ") got " +
+             (g == got.end() ? std::string("absent") : std::to_string(static_cast<double>(g->second))) + " want " +
+             std::to_string(static_cast<double>(v)) + ";";
+      if (++shown == 4) break;
+    }
+  }
+  return msg;
+}
+
+const std::vector<Rule>& arithmetic_rules() {
+  static const std::vector<Rule> r = {
+      {"plus_times", Add::plus, Mul::times}, {"max_times", Add::max, Mul::times}, {"min_plus", Add::min, Mul::plus},
+      {"max_plus", Add::max, Mul::plus},     {"max_min", Add::max, Mul::min},     {"plus_pair", Add::plus, Mul::pair},
+      {"min_second", Add::min, Mul::second}, {"plus_second", Add::plus, Mul::second}};
+  return r;
+}
+
+std::vector<Shape> shapes() {
+  std::vector<Shape> out;
+  int c = 0;
+  for (const Index k : {Index{0}, Index{1}, Index{5}, Index{33}})
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        ++c;
+        out.push_back({19 + k % 3, 23, k, (c & 1) ? Layout::col_major : Layout::row_major,
+                       (c & 2) ? Layout::col_major : Layout::row_major, ta, tb, (c % 3) != 0});
+      }
+  return out;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("mxm dense x dense with a sparse C: the product at the mask's entries", "[mxm][sampled]", float,
+                   double, std::int32_t, std::int64_t) {
+  if (device().is_cuda()) {
+    // no GPU kernel yet: a clear error, never a silent copy
+    const auto A = DenseMatrix<TestType>(3, 2, device()), B = DenseMatrix<TestType>(2, 3, device());
+    const auto M = SparseMatrix<TestType>::from_tuples(3, 3, {{0, 0, TestType(1)}}).to(device());
+    SparseMatrix<TestType> C(3, 3, device());
+    CHECK_THROWS_AS(mxm(C, A, B, semiring::plus_times<TestType>{}, {.mask = Mask::structure(M)}), NotImplemented);
+    return;
+  }
+  std::uint64_t seed = 500;
+  for (const Rule& rule : arithmetic_rules())
+    for (const Shape& s : shapes()) {
+      INFO("k " << s.k << " transposes " << s.transpose_a << s.transpose_b << " layouts " << int(s.a_layout)
+                << int(s.b_layout) << (s.structural ? " structural" : " value") << " mask");
+      CHECK(run<TestType>(rule, s, ++seed, false) == "");
+    }
+  for (const Shape& s : shapes()) {
+    INFO("accumulate, k " << s.k);
+    CHECK(run<TestType>(arithmetic_rules()[0], s, ++seed, true) == "");
+  }
+}
+
+TEST_CASE("mxm dense x dense with a sparse C: bool over lor_land", "[mxm][sampled]") {
+  if (device().is_cuda()) return;  // the GPU's error is checked above
+  std::uint64_t seed = 900;
+  for (const Shape& s : shapes()) CHECK(run<bool>({"lor_land", Add::lor, Mul::land}, s, ++seed, false) == "");
+}
+
+TEST_CASE("mxm dense x dense with a sparse C: the cases it refuses", "[mxm][sampled]") {
+  const auto A = DenseMatrix<float>(4, 3, device()), B = DenseMatrix<float>(3, 5, device());
+  const auto M = SparseMatrix<float>::from_tuples(4, 5, {{1, 2, 1.0f}}).to(device());
+  const auto D = DenseMatrix<float>(4, 5, device());
+  SparseMatrix<float> C(4, 5, device());
+  const semiring::plus_times<float> pt;
+  // every entry would be stored: the dense-output mxm's job
+  CHECK_THROWS_AS(mxm(C, A, B, pt), InvalidValue);
+  CHECK_THROWS_AS(mxm(C, A, B, pt, {.mask = Mask::structure(M).complement()}), InvalidValue);
+  CHECK_THROWS_AS(mxm(C, A, B, pt, {.mask = Mask(D)}), InvalidValue);
+  // shapes
+  const auto Bw = DenseMatrix<float>(2, 5, device());
+  CHECK_THROWS_AS(mxm(C, A, Bw, pt, {.mask = Mask::structure(M)}), DimensionMismatch);
+  CHECK_THROWS_AS(mxm(C, A, B, pt, {.mask = Mask::structure(M), .transpose_b = true}), DimensionMismatch);
+  SparseMatrix<float> Cw(4, 6, device());
+  CHECK_THROWS_AS(mxm(Cw, A, B, pt, {.mask = Mask::structure(M)}), DimensionMismatch);
+}
