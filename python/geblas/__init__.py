@@ -6,6 +6,10 @@ tensors, CuPy arrays), which geblas reads and writes in place, without copies. A
 comes back in the kind of the array operands (NumPy in, NumPy out; torch in, torch
 out); with geblas objects only, as NumPy on the CPU and as torch tensors on a GPU.
 
+``geblas.sddmm(X, Y, pattern)`` is the sampled product: <x_i, y_j> (any semiring) at the
+entries of the Matrix ``pattern`` only (``mxm`` of two arrays into a Matrix ``out=`` with
+a sparse mask is the same product).
+
 Operations keep the names of the C++ API (mxm, mxv, vxm, ewise_add, ewise_mult, apply,
 select, reduce, transpose, extract, extract_column, assign, convert) and take its
 options as keywords: mask=, accum=, replace=, structural_mask=, complement_mask=,
@@ -360,6 +364,7 @@ def _operation(fn):
 
 
 mxm = _operation(_geblas.mxm)
+sddmm = _operation(_geblas.sddmm)
 mxv = _operation(_geblas.mxv)
 vxm = _operation(_geblas.vxm)
 ewise_add = _operation(_geblas.ewise_add)

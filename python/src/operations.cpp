@@ -1,4 +1,4 @@
-// The operations for Python (mxm, mxv, vxm, ewise_add, ewise_mult, apply, select, reduce,
+// The operations for Python (mxm, sddmm, mxv, vxm, ewise_add, ewise_mult, apply, select, reduce,
 // transpose, extract, extract_column, assign, convert): operands are geblas objects or
 // borrowed arrays, results the caller's out= or a new object.
 #include <variant>
@@ -54,12 +54,39 @@ py::object op_mxm(py::object a, py::object b, py::object semiring_obj, py::objec
   if (A.kind == Operand::Kind::sparse && B.kind == Operand::Kind::sparse)
     return sparse_result(out, m, n, A.type(), A.device(), "mxm",
                          [&](SparseStorage& cs) { lib::mxm(cs, A.sparse_s(), B.sparse_s(), sid, c.o); });
+  // dense x dense into a geblas.Matrix: the sampled product at the (sparse) mask's entries
+  if (A.kind == Operand::Kind::dense && B.kind == Operand::Kind::dense && py::isinstance<PyMatrix>(out))
+    return sparse_result(out, m, n, A.type(), A.device(), "mxm",
+                         [&](SparseStorage& cs) { lib::mxm(cs, A.dense, B.dense, sid, c.o); });
   DenseOut C = dense_out(out, m, n, A.type(), A.device(), "mxm");
   return finish_dense(C, [&](DenseStorage& cs) {
     if (A.kind == Operand::Kind::sparse) lib::mxm(cs, A.sparse_s(), B.dense, sid, c.o);
     else if (B.kind == Operand::Kind::sparse) lib::mxm(cs, A.dense, B.sparse_s(), sid, c.o);
     else lib::mxm(cs, A.dense, B.dense, sid, c.o);
   });
+}
+
+// sddmm(X, Y, pattern): the sampled product X (+).(x) Y' at the entries of `pattern` (its
+// structure), as a new Matrix with pattern's shape or into out; transpose_b=False takes Y
+// as k x n instead.
+py::object op_sddmm(py::object x, py::object y, py::object pattern, const std::string& semiring, py::object out,
+                    py::kwargs kw) {
+  Operand A = operand(x, "X"), B = operand(y, "Y");
+  if (A.kind != Operand::Kind::dense || B.kind != Operand::Kind::dense)
+    throw InvalidValue("sddmm: X and Y must be dense (2-D arrays)");
+  if (!py::isinstance<PyMatrix>(pattern)) throw InvalidValue("sddmm: pattern must be a geblas.Matrix");
+  for (const char* taken : {"mask", "structural_mask", "complement_mask"})
+    if (kw.contains(taken))
+      throw InvalidValue(std::string("sddmm: the pattern is the mask; ") + taken + "= is not taken");
+  const SemiringId sid = semiring_from_string(semiring.c_str());
+  CallOptions c;
+  parse_options(c, kw, A.type(), "sddmm");
+  if (!kw.contains("transpose_b")) c.o.transpose_b = true;
+  PyMatrix& P = pattern.cast<PyMatrix&>();
+  c.o.mask = std::visit([](const auto& M) { return Mask::structure(M); }, P.typed_matrix());
+  const Index m = rows_of(A, c.o.transpose_a), n = cols_of(B, c.o.transpose_b);
+  return sparse_result(out, m, n, A.type(), A.device(), "sddmm",
+                       [&](SparseStorage& cs) { lib::mxm(cs, A.dense, B.dense, sid, c.o); });
 }
 
 py::object op_mxv(py::object a, py::object u_obj, const std::string& semiring, py::object out, py::kwargs kw,
@@ -286,6 +313,8 @@ py::object op_convert(py::object a, const std::string& dtype) {
 
 void bind_operations(py::module_& m) {
   m.def("mxm", &op_mxm, py::arg("A"), py::arg("B"), py::arg("semiring") = "plus_times", py::arg("out") = py::none());
+  m.def("sddmm", &op_sddmm, py::arg("X"), py::arg("Y"), py::arg("pattern"), py::arg("semiring") = "plus_times",
+        py::arg("out") = py::none());
   m.def(
       "mxv",
       [](py::object a, py::object u, const std::string& s, py::object out, py::kwargs kw) {

@@ -251,3 +251,34 @@ def test_real_graph_spmm(data_file, rng):
     X = rng.standard_normal((S.shape[1], 16)).astype(np.float32)
     np.testing.assert_allclose(geblas.mxm(A, X), S @ X, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(geblas.mxm(A, X, semiring="max_times"), reference_spmm(S, X, "max_times"), rtol=1e-6)
+
+
+def test_sddmm_scores_on_the_pattern(rng):
+    # s_ij = <x_i, y_j> at the pattern's entries only, every entry checked against NumPy
+    X, Y = rng.standard_normal((30, 8)), rng.standard_normal((25, 8))
+    P = random_csr(rng, 30, 25, 0.2)
+    S = geblas.sddmm(X, Y, geblas.Matrix.from_scipy(P))
+    assert isinstance(S, geblas.Matrix) and S.shape == (30, 25)
+    got = S.to_scipy().tocoo()
+    want = P.tocoo()
+    assert got.nnz == want.nnz
+    np.testing.assert_array_equal(np.stack([got.row, got.col]), np.stack([want.row, want.col]))
+    np.testing.assert_allclose(got.data, np.einsum("ek,ek->e", X[want.row], Y[want.col]), rtol=1e-12)
+    # another semiring, Y as k x n, and mxm into a Matrix out= (the same product)
+    T = geblas.sddmm(X, Y.T.copy(), geblas.Matrix.from_scipy(P), "max_plus", transpose_b=False).to_scipy().tocoo()
+    np.testing.assert_allclose(T.data, (X[want.row] + Y[want.col]).max(axis=1), rtol=1e-12)
+    out = geblas.Matrix.from_scipy(sp.csr_matrix((30, 25)))
+    r = geblas.mxm(X, Y, out=out, mask=geblas.Matrix.from_scipy(P), structural_mask=True, transpose_b=True)
+    assert r is out
+    np.testing.assert_allclose(out.to_scipy().tocoo().data, got.data, rtol=1e-12)
+
+
+def test_sddmm_refuses_what_it_cannot_do(rng):
+    X, Y = rng.standard_normal((4, 3)), rng.standard_normal((5, 3))
+    P = geblas.Matrix.from_scipy(random_csr(rng, 4, 5, 0.5))
+    with pytest.raises(geblas.InvalidValue):
+        geblas.sddmm(X, Y, P, mask=P)
+    with pytest.raises(geblas.InvalidValue):
+        geblas.sddmm(geblas.Matrix.from_scipy(random_csr(rng, 4, 3, 0.5)), Y, P)
+    with pytest.raises(geblas.DimensionMismatch):
+        geblas.sddmm(X, rng.standard_normal((5, 2)), P)
