@@ -385,20 +385,30 @@ __device__ inline int first_bin_holding(Index est, std::index_sequence<B...>) {
   return bin;
 }
 
+// What the binning may use on this device: C's columns, whether a dense row's bitmap fits
+// in a block's shared memory, and the largest shared-memory bin that does (a device with
+// less shared memory than Hopper sends the rows of the larger bins to global tables).
+struct BinRule {
+  Index ncols = 0;
+  bool dense = false;
+  int last_shared_bin = n_bins - 1;
+};
+
 // The dense bin, else the first bin whose tables hold twice the estimate; -1: no work.
-__device__ inline int bin_of(Index est, Index ncols) {
+__device__ inline int bin_of(Index est, const BinRule& rule) {
   if (est <= 0) return -1;
-  if (ncols <= HashSpgemmPolicy::dense_max_cols && est * HashSpgemmPolicy::dense_ratio >= ncols) return dense_bin;
-  return first_bin_holding(est, std::make_index_sequence<n_bins>{});
+  if (rule.dense && est * HashSpgemmPolicy::dense_ratio >= rule.ncols) return dense_bin;
+  const int b = first_bin_holding(est, std::make_index_sequence<n_bins>{});
+  return b <= rule.last_shared_bin ? b : global_bin;
 }
 
-__global__ void count_bins_kernel(Index m, Index ncols, const Index* est, unsigned long long* counters) {
+__global__ void count_bins_kernel(Index m, BinRule rule, const Index* est, unsigned long long* counters) {
   __shared__ unsigned long long local[n_counters];
   if (threadIdx.x < n_counters) local[threadIdx.x] = 0;
   __syncthreads();
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
        i += static_cast<Index>(gridDim.x) * blockDim.x) {
-    const int b = bin_of(est[i], ncols);
+    const int b = bin_of(est[i], rule);
     if (b < 0) continue;
     atomicAdd(&local[b], 1ull);
     if (b == global_bin) atomicMax(&local[global_bin + 1], static_cast<unsigned long long>(est[i]));
@@ -408,7 +418,7 @@ __global__ void count_bins_kernel(Index m, Index ncols, const Index* est, unsign
   if (threadIdx.x == global_bin + 1) atomicMax(&counters[threadIdx.x], local[threadIdx.x]);
 }
 
-__global__ void scatter_bins_kernel(Index m, Index ncols, const Index* est, unsigned long long* next, Index* lists) {
+__global__ void scatter_bins_kernel(Index m, BinRule rule, const Index* est, unsigned long long* next, Index* lists) {
   __shared__ unsigned long long local[global_bin + 1], base[global_bin + 1];
   if (threadIdx.x <= global_bin) local[threadIdx.x] = 0;
   __syncthreads();
@@ -416,7 +426,7 @@ __global__ void scatter_bins_kernel(Index m, Index ncols, const Index* est, unsi
   const Index per = (m + gridDim.x - 1) / gridDim.x;
   const Index lo = static_cast<Index>(blockIdx.x) * per, hi = lo + per < m ? lo + per : m;
   for (Index i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    const int b = bin_of(est[i], ncols);
+    const int b = bin_of(est[i], rule);
     if (b >= 0) atomicAdd(&local[b], 1ull);
   }
   __syncthreads();
@@ -426,17 +436,52 @@ __global__ void scatter_bins_kernel(Index m, Index ncols, const Index* est, unsi
   }
   __syncthreads();
   for (Index i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-    const int b = bin_of(est[i], ncols);
+    const int b = bin_of(est[i], rule);
     if (b >= 0) lists[base[b] + atomicAdd(&local[b], 1ull)] = i;
   }
 }
 
-BinPlan bin_rows(Index m, Index ncols, const Index* est, Index* lists, const Ctx& c) {
+// The largest dynamic shared memory a block of this device may take (opt-in), less the
+// few static bytes a kernel declares beside it.
+inline std::size_t shared_limit() {
+  int device = 0, optin = 0;
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
+  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(optin) > 64 ? static_cast<std::size_t>(optin) - 64 : 0;
+}
+
+template <class V, std::size_t... B>
+int last_fitting_bin(std::size_t limit, std::index_sequence<B...>) {
+  int last = -1;
+  ((shared_bytes<HashSpgemmPolicy::bins[B].group, HashSpgemmPolicy::bins[B].slots, V>() <= limit
+        ? (last = static_cast<int>(B))
+        : 0),
+   ...);
+  return last;
+}
+
+// The bytes of a dense row's bitmap of n columns (a whole number of 16-byte units).
+inline std::size_t bitmap_bytes(Index n) {
+  return (static_cast<std::size_t>((n + 31) / 32) * sizeof(unsigned) + 15) / 16 * 16;
+}
+
+template <class V>
+BinRule bin_rule(Index ncols) {
+  const std::size_t limit = shared_limit();
+  BinRule rule;
+  rule.ncols = ncols;
+  rule.last_shared_bin = last_fitting_bin<V>(limit, std::make_index_sequence<n_bins>{});
+  rule.dense = ncols <= HashSpgemmPolicy::dense_max_cols &&
+               bitmap_bytes(ncols) + sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index) <= limit;
+  return rule;
+}
+
+BinPlan bin_rows(Index m, const BinRule& rule, const Index* est, Index* lists, const Ctx& c) {
   const cudaStream_t s = c.stream;
   RawBuffer counters_buf = temp<unsigned long long>(n_counters, c.device);
   auto* counters = counters_buf.as<unsigned long long>();
   GEBLAS_CUDA_CHECK(cudaMemsetAsync(counters, 0, n_counters * sizeof(unsigned long long), s));
-  count_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, ncols, est, counters);
+  count_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, rule, est, counters);
   GEBLAS_CUDA_CHECK_LAUNCH();
   std::array<unsigned long long, n_counters> host{};
   GEBLAS_CUDA_CHECK(cudaMemcpyAsync(host.data(), counters, sizeof(host), cudaMemcpyDeviceToHost, s));
@@ -448,7 +493,7 @@ BinPlan bin_rows(Index m, Index ncols, const Index* est, Index* lists, const Ctx
   std::array<unsigned long long, global_bin + 1> next{};
   for (int b = 0; b <= global_bin; ++b) next[b] = static_cast<unsigned long long>(plan.start[b]);
   GEBLAS_CUDA_CHECK(cudaMemcpyAsync(counters, next.data(), sizeof(next), cudaMemcpyHostToDevice, s));
-  scatter_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, ncols, est, counters, lists);
+  scatter_bins_kernel<<<blocks_for(m), LaunchPolicy::threads, 0, s>>>(m, rule, est, counters, lists);
   GEBLAS_CUDA_CHECK_LAUNCH();
   // `next` is pageable: the copy has taken it before returning; `counters_buf` is freed in
   // stream order, after the kernel
@@ -552,9 +597,11 @@ void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const C
   a.count = plan.start[dense_bin + 1] - plan.start[dense_bin];
   if (a.count == 0) return;
   const Index n = a.ncols;
-  const std::size_t bitmap = static_cast<std::size_t>((n + 31) / 32) * sizeof(unsigned);
+  const std::size_t bitmap = bitmap_bytes(n);
   const std::size_t shared_vals = (static_cast<std::size_t>(n) * sizeof(Val) + 15) / 16 * 16;
-  const bool in_shared = numeric && shared_vals + bitmap <= HashSpgemmPolicy::dense_shared_bytes;
+  const std::size_t fits = std::min(HashSpgemmPolicy::dense_shared_bytes,
+                                    shared_limit() - std::min(shared_limit(), sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index)));
+  const bool in_shared = numeric && shared_vals + bitmap <= fits;
   int device = 0, sms = 0;
   GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
   GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -643,7 +690,7 @@ void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B,
   a.ncols = count_args.ncols;
   const Index* cro = a.cro;
   for_each(m, s, [=] __device__(Index i) { est[i] = cro[i + 1] - cro[i]; });
-  const BinPlan plan = bin_rows(m, B.ncols, est, lists, c);
+  const BinPlan plan = bin_rows(m, bin_rule<V>(B.ncols), est, lists, c);
   launch_bin<0, V>(a, plan, lists, c);
   launch_dense<V>(a, plan, lists, c);
   const Index hubs = plan.start[global_bin + 1] - plan.start[global_bin];
@@ -717,7 +764,7 @@ void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage&
     row_nnz[i] = 0;  // rows without products are in no bin
   });
   a.ncols = n;
-  const BinPlan plan = bin_rows(m, n, est, lists, c);
+  const BinPlan plan = bin_rows(m, bin_rule<void>(n), est, lists, c);
   launch_bin<0, void>(a, plan, lists, c);
   launch_dense<void>(a, plan, lists, c);
   launch_global<void>(a, plan, lists, c);
