@@ -9,7 +9,7 @@
 //     - two passes otherwise: a symbolic pass counts each row's entries (with the mask
 //       applied), C is allocated once at its exact size (a size that does not fit is
 //       OutOfMemory here), and the numeric pass computes each row into its place.
-//     Columns come out sorted either way.
+//     Columns come out sorted either way (a row of many entries by a radix sort).
 // A row accumulates in one of four ways, chosen from u(i) (as SuiteSparse's saxpy3
 // chooses between its Gustavson and hash tasks, here per row):
 //  - esc: a row of a few products is expanded into a small array, sorted by column and
@@ -24,15 +24,18 @@
 // the accumulator first, and products outside the mask are dropped before any arithmetic.
 //
 // Memory: the inputs, C itself (twice while a one-pass product is copied into it, which
-// runs only when its work is at most 1/8 of physical memory in C's entries), B's cached
-// transpose when the dot method may run (kept with B like any transpose geblas derives),
-// and per thread at most (ncols + inner) * (4 + sizeof(T)) bytes of dense arrays plus a
+// runs only when its work is at most 1/8 of physical memory in C's entries), each row's
+// bound (8 bytes a row of A), B's cached transpose when the dot method may run (kept with
+// B like any transpose geblas derives; none when B is A's own cached transpose, whose
+// transpose is A), and per thread at most (ncols + inner) * (4 + sizeof(T)) bytes of dense arrays plus a
 // hash table of at most 4 * ncols slots of (5 + sizeof(T)) bytes, a mask row of ncols
-// indices and an esc row's products (8 + sizeof(T) bytes each; each allocated only when
-// a row needs it).
+// indices, an esc row's products (8 + sizeof(T) bytes each) and a radix sort's second
+// buffer (4 bytes an entry of the longest row sorted; each allocated only when a row
+// needs it).
 #include "cpu/spgemm.hpp"
 
 #include <omp.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,6 +90,17 @@ struct SpgemmPolicy {
   static constexpr Index esc_max_bound = 32;
   // Smallest hash table (slots).
   static constexpr Index min_hash_slots = 16;
+  // A row of at least this many entries is sorted by radix (8-bit digits over the bits
+  // of its column range) rather than by std::sort, whose compares were the largest part
+  // of the plain products with rows of thousands of entries (perf on as-caida, 2-core
+  // VM); the cut is an estimate, not swept: from about 64 keys, log2(count) compares a key
+  // cost more than two or three passes of a histogram and a scatter.
+  static constexpr Index radix_min_count = 64;
+  // A dense row lists its entries by a scan of its column range when the range is at
+  // most this many times its entries, else by sorting them (an estimate, not swept: a
+  // scan step is one sequential stamp compare, a radix-sorted entry a few scattered
+  // writes a pass).
+  static constexpr Index dense_scan_ratio = 8;
 };
 
 enum class Method : std::uint8_t { dense, hash, dot, esc };
@@ -120,6 +134,24 @@ void check_fits(Index entries, std::size_t bytes_each, const char* how) {
                       bytes);
 }
 
+// Asks for transparent huge pages on [p, p + bytes) before its first touch, for C's
+// arrays, which the product writes whole: a fault per 4 KiB page was a large part of the
+// plain products of tens of millions of entries (perf, 2-core VM). Only the 2 MiB-aligned
+// interior is advised, so a huge page never reaches outside the buffer. (The chunks'
+// buffers are not advised: they are touched only up to their entries, and a huge page
+// would make resident up to 2 MiB past that per buffer.)
+void prefer_huge_pages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 // The entries one dot product A(i,:) . B(:,j) visits: B's column walked against A's row
 // scattered, or, for a column much longer than the row, the row's entries searched for
 // in the column (binary search, about log2 of its length each).
@@ -138,6 +170,39 @@ Index hash_slots(Index bound, Index ncols) {
   return slots;
 }
 
+// Sorts cols[0, count) (distinct columns, each in [lo, hi]) ascending, through `tmp`.
+void sort_columns(ColIndex* cols, Index count, ColIndex lo, ColIndex hi, std::vector<ColIndex>& tmp) {
+  if (count < SpgemmPolicy::radix_min_count) {
+    std::sort(cols, cols + count);
+    return;
+  }
+  const auto range = static_cast<std::uint32_t>(hi - lo);
+  const int passes = (std::bit_width(range) + 7) / 8;
+  std::uint32_t hist[4][256] = {};
+  for (Index q = 0; q < count; ++q) {
+    const auto v = static_cast<std::uint32_t>(cols[q] - lo);
+    for (int d = 0; d < passes; ++d) ++hist[d][(v >> (8 * d)) & 255u];
+  }
+  if (static_cast<Index>(tmp.size()) < count) tmp.resize(static_cast<std::size_t>(count));
+  ColIndex* src = cols;
+  ColIndex* dst = tmp.data();
+  for (int d = 0; d < passes; ++d) {
+    std::uint32_t* h = hist[d];
+    std::uint32_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const std::uint32_t c = h[b];
+      h[b] = sum;
+      sum += c;
+    }
+    for (Index q = 0; q < count; ++q) {
+      const ColIndex j = src[q];
+      dst[h[(static_cast<std::uint32_t>(j - lo) >> (8 * d)) & 255u]++] = j;
+    }
+    std::swap(src, dst);
+  }
+  if (src != cols) std::copy_n(src, count, cols);
+}
+
 inline std::uint32_t hash_of(ColIndex j, int shift) {
   return (static_cast<std::uint32_t>(j) * 2654435761u) >> shift;
 }
@@ -149,19 +214,44 @@ class MaskSource {
     if (mask.empty()) mode = MaskMode::none;
     else if (mask.kind() == Mask::Kind::sparse) mode = mask.complemented() ? MaskMode::block : MaskMode::allow;
     else mode = MaskMode::flags;
+    if (mode == MaskMode::allow || mode == MaskMode::block) {
+      const SparseStorage& m = *mask.sparse();
+      // a value mask without stored zeros lists what its structure lists: its rows are
+      // then read in place, not filtered into a copy value by value
+      if (mask.structural() || *derived<bool>(m, values_nonzero_key, [&] { return values_nonzero(m); })) {
+        ro_ = m.row_offsets.as<Index>();
+        ci_ = m.col_indices.as<ColIndex>();
+      }
+    }
   }
   MaskMode mode = MaskMode::none;
 
   // allow / block: row i's listed columns (see MaskRows::listed).
-  std::span<const ColIndex> list(Index i, std::vector<ColIndex>& buf) const { return rows_.listed(i, buf); }
+  std::span<const ColIndex> list(Index i, std::vector<ColIndex>& buf) const {
+    if (ci_) return {ci_ + ro_[i], static_cast<std::size_t>(ro_[i + 1] - ro_[i])};
+    return rows_.listed(i, buf);
+  }
   void flags(Index i, std::vector<std::uint8_t>& f) const {
     if (f.empty()) f.resize(static_cast<std::size_t>(ncols_));
     rows_.fill(i, f.data(), ncols_);
   }
 
  private:
+  // The derived fact "no stored value is zero", kept with the mask's matrix.
+  static constexpr const char* values_nonzero_key = "values_nonzero";
+  static bool values_nonzero(const SparseStorage& m) {
+    bool all = true;
+    visit_type(m.type, [&]<class U>() {
+      const U* v = m.values.as<U>();
+      all = std::none_of(v, v + m.nvals, [](U x) { return x == U(0); });
+    });
+    return all;
+  }
+
   MaskRows rows_;
   Index ncols_;
+  const Index* ro_ = nullptr;  // the mask's own rows, when they list exactly what counts
+  const ColIndex* ci_ = nullptr;
 };
 
 // The pattern of the operands and the choice of each row's method, shared by the
@@ -177,6 +267,7 @@ struct Plan {
   Index m = 0, k = 0, n = 0;
   Forced forced = Forced::none;
   const MaskSource* mask = nullptr;
+  const Index* bounds = nullptr;  // each row's bound(i), kept from the work pass
 
   Index bound(Index i) const {
     Index u = 0;
@@ -216,6 +307,7 @@ struct Scratch {
   std::vector<ColIndex> mask_buf;
   std::vector<std::uint8_t> flag_buf;
   std::vector<std::uint64_t> esc_keys;  // (column << 32) | position of the product
+  std::vector<ColIndex> sort_buf;        // sort_columns' second buffer
   Index rows[4] = {0, 0, 0, 0};          // rows per Method
 
   static std::uint32_t next(std::unique_ptr<std::uint32_t[]>& a, std::uint32_t& s, Index width) {
@@ -295,7 +387,7 @@ struct RowKernel {
       if (mode == MaskMode::allow && listed.empty()) return 0;
     }
     if (mode == MaskMode::flags) p.mask->flags(i, w.flag_buf);
-    const Index u = p.bound(i);
+    const Index u = p.bounds[i];
     if (u == 0) return 0;
     const Method method = p.choose(i, u, listed);
     ++w.rows[static_cast<int>(method)];
@@ -405,12 +497,14 @@ struct RowKernel {
     if constexpr (numeric) {
       if (count > 1) {
         // a row that fills much of its column range is listed by a scan of the range
-        if (static_cast<Index>(hi - lo) < 4 * count) {
+        if (static_cast<Index>(hi - lo) < SpgemmPolicy::dense_scan_ratio * count) {
           Index q = 0;
-          for (ColIndex j = lo; j <= hi; ++j)
-            if (mark[j] == present) cols[q++] = j;
+          for (ColIndex j = lo; j <= hi; ++j) {
+            cols[q] = j;  // q < count here: hi, the last entry, is still ahead
+            q += mark[j] == present;
+          }
         } else {
-          std::sort(cols, cols + count);
+          sort_columns(cols, count, lo, hi, w.sort_buf);
         }
       }
       for (Index q = 0; q < count; ++q) vals[q] = spa[cols[q]];
@@ -436,6 +530,7 @@ struct RowKernel {
     const std::uint8_t* flags = mode == MaskMode::flags ? w.flag_buf.data() : nullptr;
     const bool insert = mode != MaskMode::allow;
     Index count = 0;
+    [[maybe_unused]] ColIndex lo = std::numeric_limits<ColIndex>::max(), hi = 0;
     for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1]; ++ka) {
       const Index k = p.a_ci[ka];
       [[maybe_unused]] T av{};
@@ -455,18 +550,25 @@ struct RowKernel {
         if constexpr (numeric) {
           hv[h] = first_term_for<S>(S::mul(av, b_value(b_v, kb)));  // the all-NaN rule
           cols[count] = j;
+          lo = std::min(lo, j);
+          hi = std::max(hi, j);
         }
         ++count;
       }
     }
     if constexpr (numeric) {
-      std::sort(cols, cols + count);
+      sort_columns(cols, count, lo, hi, w.sort_buf);
       for (Index q = 0; q < count; ++q) vals[q] = hv[probe(w, slots, shift, cols[q], false)];
     }
     return count;
   }
 
+  // Each allowed C(i,j) as the dot product of A(i,:) with B(:,j) (a row of B's
+  // transpose), the terms in k order whichever way the column is walked: by binary
+  // searches of the row's columns in a column much longer than the row, else against the
+  // row scattered over the inner dimension.
   Index dot_row(Index i, std::span<const ColIndex> listed, Scratch& w, Values& val, ColIndex* cols, T* vals) const {
+    const Index a_begin = p.a_ro[i], a_end = p.a_ro[i + 1], a_len = a_end - a_begin;
     const std::uint32_t stamp = Scratch::next(w.kmark, w.kstamp, p.k);
     std::uint32_t* kmark = w.kmark.get();
     T* kspa = nullptr;
@@ -474,55 +576,53 @@ struct RowKernel {
       if (!val.kspa) val.kspa.reset(new T[static_cast<std::size_t>(p.k)]);
       kspa = val.kspa.get();
     }
-    for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1]; ++ka) {
+    for (Index ka = a_begin; ka < a_end; ++ka) {
       kmark[p.a_ci[ka]] = stamp;
       if constexpr (numeric) kspa[p.a_ci[ka]] = a_value(a_v, ka);
     }
     Index count = 0;
-    const Index a_len = p.a_ro[i + 1] - p.a_ro[i];
     for (ColIndex j : listed) {
-      bool any = false;
-      [[maybe_unused]] T acc{};
-      if (search_column(a_len, p.bt_ro[j + 1] - p.bt_ro[j])) {
-        // A's row in k order, each k searched in B's column (the terms in the order of
-        // the walk below)
-        const ColIndex* col = p.bt_ci + p.bt_ro[j];
-        const ColIndex* end = p.bt_ci + p.bt_ro[j + 1];
-        for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1] && col < end; ++ka) {
+      Dot d;
+      const Index b_begin = p.bt_ro[j], b_end = p.bt_ro[j + 1];
+      if (search_column(a_len, b_end - b_begin)) {
+        const ColIndex* col = p.bt_ci + b_begin;
+        const ColIndex* end = p.bt_ci + b_end;
+        for (Index ka = a_begin; ka < a_end && col < end; ++ka) {
           col = std::lower_bound(col, end, p.a_ci[ka]);
           if (col == end || *col != p.a_ci[ka]) continue;
-          if constexpr (!numeric) {
-            any = true;
-            break;
-          } else {
-            const T prod = S::mul(a_value(a_v, ka), b_value(bt_v, col - p.bt_ci));
-            acc = any ? S::add(acc, prod) : first_term_for<S>(prod);  // the all-NaN rule
-            any = true;
-          }
+          if (d.add(a_value(a_v, ka), b_value(bt_v, col - p.bt_ci))) break;
         }
       } else {
-      for (Index kb = p.bt_ro[j]; kb < p.bt_ro[j + 1]; ++kb) {
-        const ColIndex k = p.bt_ci[kb];
-        if (kmark[k] != stamp) continue;
-        if constexpr (!numeric) {
-          any = true;
-          break;
-        } else {
-          const T prod = S::mul(kspa[k], b_value(bt_v, kb));
-          acc = any ? S::add(acc, prod) : first_term_for<S>(prod);  // the all-NaN rule
-          any = true;
+        for (Index kb = b_begin; kb < b_end; ++kb) {
+          const ColIndex k = p.bt_ci[kb];
+          if (kmark[k] != stamp) continue;
+          if (d.add(numeric ? kspa[k] : T{}, b_value(bt_v, kb))) break;
         }
       }
-      }
-      if (!any) continue;
+      if (!d.any) continue;
       if constexpr (numeric) {
         cols[count] = j;
-        vals[count] = acc;
+        vals[count] = d.acc;
       }
       ++count;
     }
     return count;
   }
+
+  // One dot product's running sum; add() returns true when the walk may stop (the
+  // symbolic pass only asks whether a term exists).
+  struct Dot {
+    bool any = false;
+    T acc{};
+    bool add([[maybe_unused]] T a, [[maybe_unused]] T b) {
+      if constexpr (numeric) {
+        const T prod = S::mul(a, b);
+        acc = any ? S::add(acc, prod) : first_term_for<S>(prod);  // the all-NaN rule
+      }
+      any = true;
+      return !numeric;
+    }
+  };
 };
 
 // How the rows are laid out in C: chosen from the work (see SpgemmPolicy::one_pass_memory_share),
@@ -593,16 +693,21 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
     return out;
   }
 
-  // 1. work per row, prefix-summed into ro, then the chunks
-  // and, without a mask that lists the allowed columns, a lower bound of |C| (each row has
+  // 1. work per row, prefix-summed into ro, then the chunks (each row's bound is kept:
+  // the row pass reads it back instead of walking B's row offsets again, which were most
+  // of the cost of a row of a few products), and, without a mask that lists the allowed columns, a lower bound of |C| (each row has
   // at least the entries of its longest row of B): a C that cannot fit fails here, before
   // the symbolic pass spends the time of the product.
   const bool par_rows = parallel_rows(p.m);
   const bool unlisted = mask.mode == MaskMode::none;
   Index at_least = 0;
+  const std::unique_ptr<Index[]> bounds(new Index[static_cast<std::size_t>(p.m)]);
+  p.bounds = bounds.get();
 #pragma omp parallel for schedule(static) if (par_rows) reduction(+ : at_least)
   for (Index i = 0; i < p.m; ++i) {
-    ro[i + 1] = saturating_add(p.bound(i), p.a_ro[i + 1] - p.a_ro[i] + 1);
+    const Index u = p.bound(i);
+    bounds[static_cast<std::size_t>(i)] = u;
+    ro[i + 1] = saturating_add(u, p.a_ro[i + 1] - p.a_ro[i] + 1);
     if (unlisted) {
       Index longest = 0;
       for (Index ka = p.a_ro[i]; ka < p.a_ro[i + 1]; ++ka)
@@ -638,15 +743,22 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
     // than the product)
     const bool may_pay = mask_nnz * mean_col / SpgemmPolicy::dot_ratio < work && p.n <= 8 * (B.nvals + p.m);
     if (forced == Forced::dot || (forced == Forced::none && may_pay)) {
-      bt = cached_transpose(B);
-      p.bt = bt.get();
-      p.bt_ro = bt->row_offsets.as<Index>();
-      p.bt_ci = bt->col_indices.as<ColIndex>();
+      // B is A's cached transpose (C<M> = A*A', as triangle counting asks): B' is A
+      // itself, whose rows the product reads anyway, so no second copy competes with
+      // them for the cache
+      if (cached_transpose_if_any(A).get() == &B) {
+        p.bt = &A;
+      } else {
+        bt = cached_transpose(B);
+        p.bt = bt.get();
+      }
+      p.bt_ro = p.bt->row_offsets.as<Index>();
+      p.bt_ci = p.bt->col_indices.as<ColIndex>();
     }
   }
   const T* a_v = A.values.as<T>();
   const T* b_v = B.values.as<T>();
-  const T* bt_v = bt ? bt->values.as<T>() : nullptr;
+  const T* bt_v = p.bt ? p.bt->values.as<T>() : nullptr;
 
   Index rows[4] = {0, 0, 0, 0};
   ColIndex* ci = nullptr;
@@ -661,6 +773,8 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
                            Device::cpu());
     ci = out.col_indices.as<ColIndex>();
     cv = out.values.as<T>();
+    prefer_huge_pages(ci, static_cast<std::size_t>(out.nvals) * sizeof(ColIndex));
+    prefer_huge_pages(cv, static_cast<std::size_t>(out.nvals) * sizeof(T));
   };
   // One pass or two: when every chunk's bound on its entries (its work, and at most
   // ncols a row) fits in a small share of memory, each chunk is computed once into a

@@ -114,6 +114,7 @@ void keep_masked(SparseStorage& C, SparseStorage& T, const Options& o) {
     RowPermits permits(mask, o.mask, T.ncols);
 #pragma omp for schedule(dynamic, 256)
     for (Index i = 0; i < m; ++i) {
+      if (ro[i] == ro[i + 1]) continue;  // an empty row of T needs no mask row
       permits.start(i);
       Index k = 0;
       for (Index q = ro[i]; q < ro[i + 1]; ++q) k += permits.allows(ci[q]);

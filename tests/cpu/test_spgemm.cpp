@@ -287,3 +287,60 @@ TEST_CASE("cpu spgemm: variant 'dot' needs a sparse mask that is not complemente
     }
   }
 }
+
+TEST_CASE("cpu spgemm: rows of many entries, sorted by radix, up to the top of the column range", "[mxm][spgemm][cpu]") {
+  // rows of about a hundred entries spread over thousands of columns: above the radix
+  // cut, and too spread for the dense row's scan, in the hash and the dense accumulator
+  const Index m = 30, k = 40, n = 5000;
+  const auto A = random_operand<double>(m, k, 30, 51);
+  const auto B = random_operand<double>(k, n, 4, 52);
+  const auto M = random_operand<double>(m, n, 300, 53, {}, 0, /*zeros=*/true);
+  for (MaskCase mc : every_mask)
+    for (const char* variant : {"", "hash", "dense", "hash+two_pass", "dense+two_pass"})
+      run_case<double>(A, B, mc, M, variant, "rows of about 100 entries over 5000 columns");
+  // every row of A full: each row of C has 160 entries over 2^20 columns (three radix
+  // passes) or over the whole 31-bit range (all four)
+  for (const Index wide : {Index{1} << 20, max_dimension}) {
+  Operand<float> Af{8, k, {}}, Bf{k, wide, {}}, Mf{8, wide, {}};
+  for (Index i = 0; i < 8; ++i)
+    for (Index q = 0; q < k; ++q) Af.tuples.push_back({i, q, float(1 + (i + q) % 3)});
+  for (Index r = 0; r < k; ++r) {
+    std::vector<Index> cols;
+    for (Index q = 0; q < 4; ++q) cols.push_back(q == 0 ? wide - 1 - r : (r * 4 + q) * ((wide - 1) / (4 * k)));
+    std::sort(cols.begin(), cols.end());
+    for (Index j : cols) Bf.tuples.push_back({r, j, float(1 + (r + j) % 3)});
+  }
+  for (Index i = 0; i < 8; ++i) Mf.tuples.push_back({i, wide - 1 - i, 1.0f});
+  for (MaskCase mc : {MaskCase::none, MaskCase::sparse_complement})
+    for (const char* variant : {"", "hash"}) run_case<float>(Af, Bf, mc, Mf, variant, "160 entries a row, wide output");
+  }
+}
+
+TEST_CASE("cpu spgemm: C<M> = A*A' takes its dot products from A itself", "[mxm][spgemm][cpu]") {
+  // B = A' (transpose_b, A's cached transpose): the dot rows read B's transpose, which is
+  // A; the same product with an explicit copy of A' must agree, and both the reference
+  const Index m = 200, k = 150;
+  const auto A = random_operand<double>(m, k, 6, 61);
+  Operand<double> At{k, m, {}};
+  for (const auto& t : A.tuples) At.tuples.push_back({t.col, t.row, t.value});
+  std::sort(At.tuples.begin(), At.tuples.end(), [](auto& x, auto& y) { return x.row != y.row ? x.row < y.row : x.col < y.col; });
+  const auto Am = A.matrix(), Atm = At.matrix();
+  const auto s = ref_semirings<double>()[0];
+  // masks by value with and without stored zeros (without, its rows are read in place)
+  for (const bool zeros : {false, true}) {
+    const auto M = random_operand<double>(m, m, 12, 62, {}, 0, zeros);
+    const auto Mm = M.matrix();
+    for (const char* variant : {"", "dot"})
+      for (const Mask& mask : {Mask(Mm), Mask::structure(Mm)}) {
+        const MaskCase mc = mask.structural() ? MaskCase::sparse_structure : MaskCase::sparse_value;
+        SparseMatrix<double> C(m, m), C2(m, m);
+        mxm(C, Am, Am, semiring::plus_times<double>{}, {.mask = mask, .transpose_b = true, .variant = variant});
+        const std::string reason = last_dispatch().reason;
+        mxm(C2, Am, Atm, semiring::plus_times<double>{}, {.mask = mask, .variant = variant});
+        INFO("variant '" << variant << "', mask " << name_of(mc) << (zeros ? " with zeros" : "") << ": " << reason);
+        CHECK(rows_of(reason, "dot") > 0);
+        CHECK(compare(C, reference(A, At, s, mc, M)) == "");
+        CHECK(compare(C2, reference(A, At, s, mc, M)) == "");
+      }
+  }
+}
