@@ -165,8 +165,7 @@ struct Backend {
   // sparse, uncomplemented mask o.mask lists (every stored one when structural, the
   // nonzero ones otherwise), in M's order; op() is o.transpose_a / o.transpose_b, read in
   // place (no transposed copy). No other entry is computed.
-  void (*mxm_sampled)(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s,
-                      const Options& o);
+  void (*mxm_sampled)(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o);
 
   // Row-length statistics of A (max, empty rows, mean, standard deviation).
   void (*row_stats)(RowStats& out, const SparseStorage& A);

@@ -186,7 +186,8 @@ void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, Semirin
   // The product is computed only where the mask lists an entry: without such a mask every
   // one of the m x n entries would be stored, which is the dense-output mxm's job.
   if (o.mask.kind() != Mask::Kind::sparse || o.mask.complemented())
-    throw InvalidValue(std::string(op) + ": needs a sparse mask that is not complemented (the product is "
+    throw InvalidValue(std::string(op) +
+                       ": needs a sparse mask that is not complemented (the product is "
                        "computed at the mask's entries only; for every entry use a dense C)");
   const Backend& be = backend_for(dev);
   begin_dispatch(op, be.name);

@@ -142,10 +142,13 @@ void check_fits(Index entries, std::size_t bytes_each, const char* how) {
 // would make resident up to 2 MiB past that per buffer.)
 void prefer_huge_pages(void* p, std::size_t bytes) {
 #ifdef MADV_HUGEPAGE
-  constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  constexpr std::size_t huge = std::size_t{1} << 21;
+  // offsets from p (pointer arithmetic, no integer made into a pointer)
+  const std::size_t misalign = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) % huge);
+  const std::size_t lead = misalign == 0 ? 0 : huge - misalign;
+  if (bytes <= lead) return;
+  const std::size_t length = (bytes - lead) / huge * huge;
+  if (length > 0) madvise(static_cast<char*>(p) + lead, length, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)bytes;
@@ -307,7 +310,7 @@ struct Scratch {
   std::vector<ColIndex> mask_buf;
   std::vector<std::uint8_t> flag_buf;
   std::vector<std::uint64_t> esc_keys;  // (column << 32) | position of the product
-  std::vector<ColIndex> sort_buf;        // sort_columns' second buffer
+  std::vector<ColIndex> sort_buf;       // sort_columns' second buffer
   Index rows[4] = {0, 0, 0, 0};          // rows per Method
 
   static std::uint32_t next(std::unique_ptr<std::uint32_t[]>& a, std::uint32_t& s, Index width) {
@@ -695,9 +698,9 @@ SparseStorage run(const SparseStorage& A, const SparseStorage& B, const MaskSour
 
   // 1. work per row, prefix-summed into ro, then the chunks (each row's bound is kept:
   // the row pass reads it back instead of walking B's row offsets again, which were most
-  // of the cost of a row of a few products), and, without a mask that lists the allowed columns, a lower bound of |C| (each row has
-  // at least the entries of its longest row of B): a C that cannot fit fails here, before
-  // the symbolic pass spends the time of the product.
+  // of the cost of a row of a few products), and, without a mask that lists the allowed columns, a lower bound of |C|
+  // (each row has at least the entries of its longest row of B): a C that cannot fit fails here, before the symbolic
+  // pass spends the time of the product.
   const bool par_rows = parallel_rows(p.m);
   const bool unlisted = mask.mode == MaskMode::none;
   Index at_least = 0;

@@ -288,7 +288,8 @@ TEST_CASE("cpu spgemm: variant 'dot' needs a sparse mask that is not complemente
   }
 }
 
-TEST_CASE("cpu spgemm: rows of many entries, sorted by radix, up to the top of the column range", "[mxm][spgemm][cpu]") {
+TEST_CASE("cpu spgemm: rows of many entries, sorted by radix, up to the top of the column range",
+          "[mxm][spgemm][cpu]") {
   // rows of about a hundred entries spread over thousands of columns: above the radix
   // cut, and too spread for the dense row's scan, in the hash and the dense accumulator
   const Index m = 30, k = 40, n = 5000;
@@ -301,18 +302,19 @@ TEST_CASE("cpu spgemm: rows of many entries, sorted by radix, up to the top of t
   // every row of A full: each row of C has 160 entries over 2^20 columns (three radix
   // passes) or over the whole 31-bit range (all four)
   for (const Index wide : {Index{1} << 20, max_dimension}) {
-  Operand<float> Af{8, k, {}}, Bf{k, wide, {}}, Mf{8, wide, {}};
-  for (Index i = 0; i < 8; ++i)
-    for (Index q = 0; q < k; ++q) Af.tuples.push_back({i, q, float(1 + (i + q) % 3)});
-  for (Index r = 0; r < k; ++r) {
-    std::vector<Index> cols;
-    for (Index q = 0; q < 4; ++q) cols.push_back(q == 0 ? wide - 1 - r : (r * 4 + q) * ((wide - 1) / (4 * k)));
-    std::sort(cols.begin(), cols.end());
-    for (Index j : cols) Bf.tuples.push_back({r, j, float(1 + (r + j) % 3)});
-  }
-  for (Index i = 0; i < 8; ++i) Mf.tuples.push_back({i, wide - 1 - i, 1.0f});
-  for (MaskCase mc : {MaskCase::none, MaskCase::sparse_complement})
-    for (const char* variant : {"", "hash"}) run_case<float>(Af, Bf, mc, Mf, variant, "160 entries a row, wide output");
+    Operand<float> Af{8, k, {}}, Bf{k, wide, {}}, Mf{8, wide, {}};
+    for (Index i = 0; i < 8; ++i)
+      for (Index q = 0; q < k; ++q) Af.tuples.push_back({i, q, float(1 + (i + q) % 3)});
+    for (Index r = 0; r < k; ++r) {
+      std::vector<Index> cols;
+      for (Index q = 0; q < 4; ++q) cols.push_back(q == 0 ? wide - 1 - r : (r * 4 + q) * ((wide - 1) / (4 * k)));
+      std::sort(cols.begin(), cols.end());
+      for (Index j : cols) Bf.tuples.push_back({r, j, float(1 + (r + j) % 3)});
+    }
+    for (Index i = 0; i < 8; ++i) Mf.tuples.push_back({i, wide - 1 - i, 1.0f});
+    for (MaskCase mc : {MaskCase::none, MaskCase::sparse_complement})
+      for (const char* variant : {"", "hash"})
+        run_case<float>(Af, Bf, mc, Mf, variant, "160 entries a row, wide output");
   }
 }
 
@@ -323,7 +325,8 @@ TEST_CASE("cpu spgemm: C<M> = A*A' takes its dot products from A itself", "[mxm]
   const auto A = random_operand<double>(m, k, 6, 61);
   Operand<double> At{k, m, {}};
   for (const auto& t : A.tuples) At.tuples.push_back({t.col, t.row, t.value});
-  std::sort(At.tuples.begin(), At.tuples.end(), [](auto& x, auto& y) { return x.row != y.row ? x.row < y.row : x.col < y.col; });
+  std::sort(At.tuples.begin(), At.tuples.end(),
+            [](auto& x, auto& y) { return x.row != y.row ? x.row < y.row : x.col < y.col; });
   const auto Am = A.matrix(), Atm = At.matrix();
   const auto s = ref_semirings<double>()[0];
   // masks by value with and without stored zeros (without, its rows are read in place)

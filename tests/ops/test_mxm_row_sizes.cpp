@@ -227,8 +227,7 @@ TEST_CASE("mxm sparse x sparse: output rows of every size, logical and through a
       for (ColIndex j = 0; j < (i % 200 == 0 ? ops.B.ncols : i % 4 == 0 ? 7000 : 0); ++j)
         if (in_mask(i, j)) m.push_back({i, j, 1.0f});
     const auto M = SparseMatrix<float>::from_tuples(ops.A.nrows, ops.B.ncols, m).to(device());
-    const HostCsr want =
-        reference(ops.A, ops.B, Rule::plus_times, [&](Index i, ColIndex j) { return !in_mask(i, j); });
+    const HostCsr want = reference(ops.A, ops.B, Rule::plus_times, [&](Index i, ColIndex j) { return !in_mask(i, j); });
     const auto A = matrix_of<float>(ops.A);
     const auto B = matrix_of<float>(ops.B);
     SparseMatrix<float> C(A.nrows(), B.ncols(), device());

@@ -158,10 +158,10 @@ std::string run(const Rule& rule, const Shape& s, std::uint64_t seed, bool accum
 }
 
 const std::vector<Rule>& arithmetic_rules() {
-  static const std::vector<Rule> r = {
-      {"plus_times", Add::plus, Mul::times}, {"max_times", Add::max, Mul::times}, {"min_plus", Add::min, Mul::plus},
-      {"max_plus", Add::max, Mul::plus},     {"max_min", Add::max, Mul::min},     {"plus_pair", Add::plus, Mul::pair},
-      {"min_second", Add::min, Mul::second}, {"plus_second", Add::plus, Mul::second}};
+  static const std::vector<Rule> r = {{"plus_times", Add::plus, Mul::times}, {"max_times", Add::max, Mul::times},
+                                      {"min_plus", Add::min, Mul::plus},     {"max_plus", Add::max, Mul::plus},
+                                      {"max_min", Add::max, Mul::min},       {"plus_pair", Add::plus, Mul::pair},
+                                      {"min_second", Add::min, Mul::second}, {"plus_second", Add::plus, Mul::second}};
   return r;
 }
 

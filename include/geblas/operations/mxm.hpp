@@ -36,8 +36,7 @@ GEBLAS_API void mxm(SparseStorage& C, const SparseStorage& A, const SparseStorag
                     const Options& o);
 GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const SparseStorage& B, SemiringId s,
                     const Options& o);
-GEBLAS_API void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s,
-                    const Options& o);
+GEBLAS_API void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o);
 GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s,
                     const Options& o);
 
@@ -144,8 +143,9 @@ template <Scalar T, class S>
 void mxm(SparseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
          const Options& options = {}) {
   detail::check_semiring_type<S, T>();
-  static_assert(BuiltinSemiring<S>, "geblas::mxm: the sampled dense x dense product (sparse C) takes the built-in "
-                                    "semirings only");
+  static_assert(BuiltinSemiring<S>,
+                "geblas::mxm: the sampled dense x dense product (sparse C) takes the built-in "
+                "semirings only");
   (void)semiring;
   detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
 }

@@ -56,7 +56,7 @@ struct HashSpgemmPolicy {
   // at most dense_max_cols columns.
   static constexpr int dense_group = 256;
   static constexpr Index dense_ratio = 64;
-  static constexpr Index dense_max_cols = Index{1} << 20;       // a 128 KB bitmap
+  static constexpr Index dense_max_cols = Index{1} << 20;        // a 128 KB bitmap
   static constexpr std::size_t dense_shared_bytes = 200 * 1024;  // bitmap + values in shared memory
   static constexpr int dense_blocks_per_sm = 4;
 };
@@ -64,9 +64,9 @@ struct HashSpgemmPolicy {
 namespace {
 
 constexpr int n_bins = static_cast<int>(HashSpgemmPolicy::bins.size());
-constexpr int dense_bin = n_bins;                 // the rows with a dense row of columns
-constexpr int global_bin = n_bins + 1;            // the rows with tables in global memory
-constexpr unsigned empty_key = 0xffffffffu;       // sorts after every column
+constexpr int dense_bin = n_bins;            // the rows with a dense row of columns
+constexpr int global_bin = n_bins + 1;       // the rows with tables in global memory
+constexpr unsigned empty_key = 0xffffffffu;  // sorts after every column
 constexpr unsigned long long hash_mul = 2654435761ull;
 
 // counters[b] rows in bin b (b <= global_bin); counters[global_bin + 1] the largest
@@ -259,8 +259,7 @@ __device__ Index accumulate_row(const RowArgs<V>& a, Index i, int lane, unsigned
       bool claimed = false;
       const S h = insert_key(keys, slots, j, claimed);
       claimed_keys += claimed ? 1 : 0;
-      if constexpr (numeric)
-        slot_add(vals + h, binop_apply<V>(a.sr.mul, ch.aval[lo], a.bv[pb]), a.sr.add, claimed);
+      if constexpr (numeric) slot_add(vals + h, binop_apply<V>(a.sr.mul, ch.aval[lo], a.bv[pb]), a.sr.add, claimed);
     }
     group_sync<G>();  // the chunk arrays are rewritten next
   }
@@ -599,8 +598,9 @@ void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const C
   const Index n = a.ncols;
   const std::size_t bitmap = bitmap_bytes(n);
   const std::size_t shared_vals = (static_cast<std::size_t>(n) * sizeof(Val) + 15) / 16 * 16;
-  const std::size_t fits = std::min(HashSpgemmPolicy::dense_shared_bytes,
-                                    shared_limit() - std::min(shared_limit(), sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index)));
+  const std::size_t fits = std::min(
+      HashSpgemmPolicy::dense_shared_bytes,
+      shared_limit() - std::min(shared_limit(), sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index)));
   const bool in_shared = numeric && shared_vals + bitmap <= fits;
   int device = 0, sms = 0;
   GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
@@ -608,7 +608,8 @@ void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const C
   Index blocks = std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::dense_blocks_per_sm);
   RawBuffer pool;
   if (numeric && !in_shared) {
-    const Index per_pool = static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(n) * sizeof(Val)));
+    const Index per_pool =
+        static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(n) * sizeof(Val)));
     blocks = std::clamp<Index>(per_pool, 1, blocks);
     pool = temp_bytes(blocks * n, sizeof(Val), c.device);
     if constexpr (numeric) {
@@ -620,8 +621,10 @@ void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const C
   const std::size_t bytes = bitmap + (in_shared ? shared_vals : 0);
   const auto launch = [&](auto kernel) {
     if (bytes > 48 * 1024)
-      GEBLAS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    kernel<<<static_cast<unsigned>(blocks), HashSpgemmPolicy::dense_group, bytes, c.stream>>>(a, static_cast<Val*>(pool.data()));
+      GEBLAS_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    kernel<<<static_cast<unsigned>(blocks), HashSpgemmPolicy::dense_group, bytes, c.stream>>>(
+        a, static_cast<Val*>(pool.data()));
     GEBLAS_CUDA_CHECK_LAUNCH();
   };
   if (in_shared) launch(dense_rows_kernel<V, true>);
@@ -659,7 +662,8 @@ void launch_global(RowArgs<V> a, const BinPlan& plan, const Index* lists, const 
   int device = 0, sms = 0;
   GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
   GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  Index blocks = static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(slots) * slot_bytes));
+  Index blocks =
+      static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(slots) * slot_bytes));
   blocks = std::clamp<Index>(blocks, 1, std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::global_blocks_per_sm));
   RawBuffer keys = temp<unsigned>(blocks * slots, c.device);
   RawBuffer vals = std::is_void_v<V> ? RawBuffer() : temp_bytes(blocks * slots, sizeof(Val), c.device);
@@ -669,8 +673,8 @@ void launch_global(RowArgs<V> a, const BinPlan& plan, const Index* lists, const 
 }
 
 template <class V>
-void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, RowArgs<void> count_args,
-               Index* est, Index* lists, const Ctx& c) {
+void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, RowArgs<void> count_args, Index* est,
+               Index* lists, const Ctx& c) {
   const cudaStream_t s = c.stream;
   const Index m = A.nrows;
   RowArgs<V> a;
@@ -711,9 +715,8 @@ void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B,
   GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, ci_in.as<ColIndex>(), ci_out.as<ColIndex>(),
                                                         v_in.as<V>(), v_out.as<V>(), hub_nnz, hubs, pos, pos + 1, s));
   RawBuffer tmp(bytes, c.device);
-  GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(tmp.data(), bytes, ci_in.as<ColIndex>(),
-                                                        ci_out.as<ColIndex>(), v_in.as<V>(), v_out.as<V>(), hub_nnz,
-                                                        hubs, pos, pos + 1, s));
+  GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(tmp.data(), bytes, ci_in.as<ColIndex>(), ci_out.as<ColIndex>(),
+                                                        v_in.as<V>(), v_out.as<V>(), hub_nnz, hubs, pos, pos + 1, s));
   const ColIndex* sci = ci_out.as<ColIndex>();
   const V* sv = v_out.as<V>();
   ColIndex* cci = a.cci;
@@ -734,8 +737,8 @@ void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B,
 
 }  // namespace
 
-void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView& mask,
-                  RtSemiring sr, const Ctx& c) {
+void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView& mask, RtSemiring sr,
+                  const Ctx& c) {
   const cudaStream_t s = c.stream;
   const Index m = A.nrows, n = B.ncols;
   RowArgs<void> a;

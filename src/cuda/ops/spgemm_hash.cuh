@@ -11,7 +11,7 @@ namespace geblas::detail::cuda::ops {
 // sorted. Its workspace beyond A, B and T: four Index arrays of A's rows, and for the rows
 // whose tables do not fit in shared memory at most HashSpgemmPolicy::global_pool_bytes of
 // tables (or one table, where a single row needs more) and two copies of those rows.
-void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView& mask,
-                  RtSemiring sr, const Ctx& c);
+void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView& mask, RtSemiring sr,
+                  const Ctx& c);
 
 }  // namespace geblas::detail::cuda::ops
