@@ -43,11 +43,9 @@ Index rows_of(const X& x, bool transposed) { return transposed ? x.ncols : x.nro
 template <class X>
 Index cols_of(const X& x, bool transposed) { return transposed ? x.nrows : x.ncols; }
 
-// Validates C = op(A) (+).(x) op(B) and fills the plan's operands, transposes applied.
+// Validates C = op(A) (+).(x) op(B): types, accumulator, devices, shapes and the mask.
 template <class CS, class AS, class BS>
-UserMxmPlan prepare(Form form, const CS& C, const AS& A, const BS& B, TypeId t, const Options& o,
-                    bool allocate_product = true) {
-  const char* op = op_name(form);
+void check_product(const char* op, const CS& C, const AS& A, const BS& B, TypeId t, const Options& o) {
   check_type(op, "C", C.type, t);
   check_type(op, "A", A.type, t);
   check_type(op, "B", B.type, t);
@@ -64,7 +62,14 @@ UserMxmPlan prepare(Form form, const CS& C, const AS& A, const BS& B, TypeId t, 
     throw DimensionMismatch(std::string(op) + ": C is " + shape(C.nrows, C.ncols) + " but the product is " +
                             shape(am, bn));
   check_matrix_mask(op, o, C.nrows, C.ncols, dev);
+}
 
+// Validates C = op(A) (+).(x) op(B) and fills the plan's operands, transposes applied.
+template <class CS, class AS, class BS>
+UserMxmPlan prepare(Form form, const CS& C, const AS& A, const BS& B, TypeId t, const Options& o,
+                    bool allocate_product = true) {
+  check_product(op_name(form), C, A, B, t, o);
+  const Device dev = C.device;
   UserMxmPlan plan;
   plan.form = form;
   plan.device = dev;
@@ -168,21 +173,8 @@ void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, Semiring
 void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
   const char* op = "mxm(dense x dense, sparse C)";
   check_semiring(op, s, C.type);
-  check_type(op, "A", A.type, C.type);
-  check_type(op, "B", B.type, C.type);
-  check_accum(op, o, C.type);
+  check_product(op, C, A, B, C.type, o);
   const Device dev = C.device;
-  check_device(op, "A", A.device, dev);
-  check_device(op, "B", B.device, dev);
-  const Index am = rows_of(A, o.transpose_a), ak = cols_of(A, o.transpose_a);
-  const Index bk = rows_of(B, o.transpose_b), bn = cols_of(B, o.transpose_b);
-  if (ak != bk)
-    throw DimensionMismatch(std::string(op) + ": inner dimensions differ: A" + (o.transpose_a ? "'" : "") + " is " +
-                            shape(am, ak) + ", B" + (o.transpose_b ? "'" : "") + " is " + shape(bk, bn));
-  if (C.nrows != am || C.ncols != bn)
-    throw DimensionMismatch(std::string(op) + ": C is " + shape(C.nrows, C.ncols) + " but the product is " +
-                            shape(am, bn));
-  check_matrix_mask(op, o, C.nrows, C.ncols, dev);
   // The product is computed only where the mask lists an entry: without such a mask every
   // one of the m x n entries would be stored, which is the dense-output mxm's job.
   if (o.mask.kind() != Mask::Kind::sparse || o.mask.complemented())
