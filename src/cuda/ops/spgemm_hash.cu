@@ -10,8 +10,10 @@
 // Within a group the products are spread evenly whatever the lengths of B's rows: the
 // group takes A's row in chunks of one entry per thread, scans their B-row lengths, and
 // each thread takes every group-th product of the chunk, found by binary search.
-// Rows whose table does not fit in shared memory use tables in global memory, one per
-// block, and their entries are sorted afterwards by one segmented sort.
+// Rows that touch a large share of C's columns take a dense row of columns instead (a
+// bitmap in shared memory; their entries come out in column order, with no sort). Rows
+// whose table does not fit in a block's shared memory use tables in global memory, one
+// per block, and their entries are sorted afterwards by one segmented sort.
 //
 // Unlike esc (mxm_sparse_sparse.cu), memory is bounded by the output, not the products,
 // and the products are never written out. The order in which a slot's terms are added is
@@ -449,6 +451,13 @@ inline std::size_t shared_limit() {
   return static_cast<std::size_t>(optin) > 64 ? static_cast<std::size_t>(optin) - 64 : 0;
 }
 
+inline int sm_count() {
+  int device = 0, sms = 0;
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
+  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms > 0 ? sms : 1;
+}
+
 template <class V, std::size_t... B>
 int last_fitting_bin(std::size_t limit, std::index_sequence<B...>) {
   int last = -1;
@@ -598,13 +607,10 @@ void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const C
   const Index n = a.ncols;
   const std::size_t bitmap = bitmap_bytes(n);
   const std::size_t shared_vals = (static_cast<std::size_t>(n) * sizeof(Val) + 15) / 16 * 16;
-  const std::size_t fits = std::min(
-      HashSpgemmPolicy::dense_shared_bytes,
-      shared_limit() - std::min(shared_limit(), sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index)));
+  const std::size_t limit = shared_limit(), fixed = sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index);
+  const std::size_t fits = std::min(HashSpgemmPolicy::dense_shared_bytes, limit > fixed ? limit - fixed : 0);
   const bool in_shared = numeric && shared_vals + bitmap <= fits;
-  int device = 0, sms = 0;
-  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
-  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   Index blocks = std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::dense_blocks_per_sm);
   RawBuffer pool;
   if (numeric && !in_shared) {
@@ -659,9 +665,7 @@ void launch_global(RowArgs<V> a, const BinPlan& plan, const Index* lists, const 
   Index slots = 1;
   while (slots < 2 * plan.global_max_est) slots <<= 1;
   const std::size_t slot_bytes = sizeof(unsigned) + (std::is_void_v<V> ? 0 : sizeof(Val));
-  int device = 0, sms = 0;
-  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
-  GEBLAS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   Index blocks =
       static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(slots) * slot_bytes));
   blocks = std::clamp<Index>(blocks, 1, std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::global_blocks_per_sm));
