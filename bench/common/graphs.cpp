@@ -3,6 +3,7 @@
 #include "graphs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdlib>
 #include <random>
@@ -144,36 +145,30 @@ SparseMatrix<float> rmat_csr(int scale, int edge_factor, std::uint64_t seed) {
   return SparseMatrix<float>::from_csr(n, n, ro, ci, v);
 }
 
-SparseMatrix<float> kronecker_csr(int scale, int edge_factor, std::uint64_t seed) {
-  const SparseMatrix<float> R = rmat_csr(scale, edge_factor, seed);
-  const Index n = R.nrows();
-  const std::vector<Index> ro = R.row_offsets();
-  const std::vector<ColIndex> ci = R.col_indices();
-  std::vector<ColIndex> perm(static_cast<std::size_t>(n));
-  for (Index v = 0; v < n; ++v) perm[static_cast<std::size_t>(v)] = static_cast<ColIndex>(v);
-  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  // Both directions of every edge but the self-loops, by row (counting sort), then each
-  // row sorted and its duplicates merged.
+namespace {
+
+// The undirected graph of the edges `for_each_edge(f)` passes to f(a, b) (called twice, so
+// it must give the same edges both times) on n vertices renamed by perm: both directions
+// of every edge but the self-loops, by row (counting sort), then each row sorted and its
+// duplicates merged (values 1).
+template <class ForEachEdge>
+SparseMatrix<float> undirected_csr(Index n, const std::vector<ColIndex>& perm, ForEachEdge&& for_each_edge) {
+  const auto id = [&](Index v) { return perm[static_cast<std::size_t>(v)]; };
   std::vector<Index> start(static_cast<std::size_t>(n + 1), 0);
-  for (Index i = 0; i < n; ++i)
-    for (Index k = ro[static_cast<std::size_t>(i)]; k < ro[static_cast<std::size_t>(i + 1)]; ++k) {
-      const Index j = ci[static_cast<std::size_t>(k)];
-      if (j == i) continue;
-      ++start[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]) + 1];
-      ++start[static_cast<std::size_t>(perm[static_cast<std::size_t>(j)]) + 1];
-    }
+  for_each_edge([&](Index i, Index j) {
+    if (j == i) return;
+    ++start[static_cast<std::size_t>(id(i)) + 1];
+    ++start[static_cast<std::size_t>(id(j)) + 1];
+  });
   for (Index v = 0; v < n; ++v) start[static_cast<std::size_t>(v + 1)] += start[static_cast<std::size_t>(v)];
   std::vector<ColIndex> adj(static_cast<std::size_t>(start[static_cast<std::size_t>(n)]));
   std::vector<Index> at(start.begin(), start.end() - 1);
-  for (Index i = 0; i < n; ++i)
-    for (Index k = ro[static_cast<std::size_t>(i)]; k < ro[static_cast<std::size_t>(i + 1)]; ++k) {
-      const Index j = ci[static_cast<std::size_t>(k)];
-      if (j == i) continue;
-      const ColIndex a = perm[static_cast<std::size_t>(i)], b = perm[static_cast<std::size_t>(j)];
-      adj[static_cast<std::size_t>(at[static_cast<std::size_t>(a)]++)] = b;
-      adj[static_cast<std::size_t>(at[static_cast<std::size_t>(b)]++)] = a;
-    }
+  for_each_edge([&](Index i, Index j) {
+    if (j == i) return;
+    const ColIndex a = id(i), b = id(j);
+    adj[static_cast<std::size_t>(at[static_cast<std::size_t>(a)]++)] = b;
+    adj[static_cast<std::size_t>(at[static_cast<std::size_t>(b)]++)] = a;
+  });
   std::vector<Index> out_ro(static_cast<std::size_t>(n + 1), 0);
   std::size_t kept = 0;
   for (Index v = 0; v < n; ++v) {
@@ -187,6 +182,84 @@ SparseMatrix<float> kronecker_csr(int scale, int edge_factor, std::uint64_t seed
   adj.resize(kept);
   std::vector<float> ones(kept, 1.0f);
   return SparseMatrix<float>::from_csr(n, n, out_ro, adj, ones);
+}
+
+std::vector<ColIndex> random_permutation(Index n, std::uint64_t seed) {
+  std::vector<ColIndex> perm(static_cast<std::size_t>(n));
+  for (Index v = 0; v < n; ++v) perm[static_cast<std::size_t>(v)] = static_cast<ColIndex>(v);
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return perm;
+}
+
+}  // namespace
+
+SparseMatrix<float> kronecker_csr(int scale, int edge_factor, std::uint64_t seed) {
+  const SparseMatrix<float> R = rmat_csr(scale, edge_factor, seed);
+  const Index n = R.nrows();
+  const std::vector<Index> ro = R.row_offsets();
+  const std::vector<ColIndex> ci = R.col_indices();
+  return undirected_csr(n, random_permutation(n, seed), [&](auto&& f) {
+    for (Index i = 0; i < n; ++i)
+      for (Index k = ro[static_cast<std::size_t>(i)]; k < ro[static_cast<std::size_t>(i + 1)]; ++k)
+        f(i, Index{ci[static_cast<std::size_t>(k)]});
+  });
+}
+
+namespace {
+
+// One Chung-Lu draw: vertex i gets the weight hub * (i + 1)^-beta with beta chosen so that
+// the weights sum to nnz, and nnz / 2 edges get both ends drawn by weight.
+SparseMatrix<float> chung_lu_csr(Index rows, Index nnz, double hub, std::uint64_t seed) {
+  const auto weight_sum = [&](double beta) {
+    double s = 0;
+    for (Index i = 0; i < rows; ++i) s += hub * std::pow(static_cast<double>(i + 1), -beta);
+    return s;
+  };
+  double lo = 0, hi = 8;  // weight_sum falls as beta grows
+  for (int it = 0; it < 60; ++it) {
+    const double mid = (lo + hi) / 2;
+    (weight_sum(mid) > static_cast<double>(nnz) ? lo : hi) = mid;
+  }
+  std::vector<double> cumulative(static_cast<std::size_t>(rows));
+  double s = 0;
+  for (Index i = 0; i < rows; ++i)
+    cumulative[static_cast<std::size_t>(i)] = s += std::pow(static_cast<double>(i + 1), -lo);
+  std::vector<std::pair<Index, Index>> edges(static_cast<std::size_t>(nnz / 2));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, s);
+  const auto draw = [&] {
+    const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), u(rng));
+    return std::min<Index>(rows - 1, static_cast<Index>(it - cumulative.begin()));
+  };
+  for (auto& e : edges) e = {draw(), draw()};
+  return undirected_csr(rows, random_permutation(rows, seed), [&](auto&& f) {
+    for (const auto& [i, j] : edges) f(i, j);
+  });
+}
+
+Index largest_row(const SparseMatrix<float>& A) {
+  const std::vector<Index> ro = A.row_offsets();
+  Index m = 0;
+  for (std::size_t i = 0; i + 1 < ro.size(); ++i) m = std::max(m, ro[i + 1] - ro[i]);
+  return m;
+}
+
+}  // namespace
+
+SparseMatrix<float> powerlaw_csr(Index rows, Index nnz, Index max_row, std::uint64_t seed) {
+  // Merged duplicates cost the hub row more of its draws than the others (its neighbours
+  // are the other heavy vertices), so the hub's weight is raised until its row holds
+  // max_row entries to within 2%, in a few draws with the same seed.
+  double hub = static_cast<double>(max_row);
+  SparseMatrix<float> A = chung_lu_csr(rows, nnz, hub, seed);
+  for (int round = 0; round < 4; ++round) {
+    const double got = static_cast<double>(largest_row(A));
+    if (std::abs(got - static_cast<double>(max_row)) <= 0.02 * static_cast<double>(max_row)) break;
+    hub = std::min(hub * static_cast<double>(max_row) / std::max(got, 1.0), static_cast<double>(rows - 1));
+    A = chung_lu_csr(rows, nnz, hub, seed);
+  }
+  return A;
 }
 
 std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t first_seed) {
@@ -211,9 +284,19 @@ std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t 
       if (scale < 1 || scale > 30 || ef < 1)
         throw InvalidValue("generated graph " + spec + ": scale must be in [1, 30] and edge factor >= 1");
       out.push_back({"kron-" + f[1] + "-" + f[2], false, kronecker_csr(scale, ef, seed)});
+    } else if (f.size() == 4 && f[0] == "powerlaw") {
+      const Index rows = std::stoll(f[1]), nnz = std::stoll(f[2]), max_row = std::stoll(f[3]);
+      if (rows < 2 || rows >= (Index{1} << 31) || max_row < 1 || max_row >= rows || nnz <= max_row ||
+          nnz >= rows * max_row)
+        throw InvalidValue("generated graph " + spec +
+                           ": needs 2 <= rows < 2^31, 1 <= max_row < rows and max_row < nnz < rows * max_row");
+      SparseMatrix<float> A = powerlaw_csr(rows, nnz, max_row, seed);
+      const std::string name = "powerlaw-" + f[1] + "-" + std::to_string(A.nvals()) + "-" + std::to_string(largest_row(A));
+      out.push_back({name, false, std::move(A)});
     } else {
       throw InvalidValue("generated graph '" + spec +
-                         "': expected uniform:ROWS:NNZ, rmat:SCALE:EDGE_FACTOR or kron:SCALE:EDGE_FACTOR");
+                         "': expected uniform:ROWS:NNZ, rmat:SCALE:EDGE_FACTOR, kron:SCALE:EDGE_FACTOR or "
+                         "powerlaw:ROWS:NNZ:MAX_ROW");
     }
   }
   return out;

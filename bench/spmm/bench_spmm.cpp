@@ -22,7 +22,7 @@
 // --type=float16|bfloat16 times the 16-bit path instead (bench_16bit below: geblas and
 // cuSPARSE on 16-bit matrices with fp32 compute, and geblas fp32 for the ratio).
 //
-//   bench_spmm [--graphs=all|none|a,b] [--synthetic=none|uniform:ROWS:NNZ,rmat:SCALE:EF,...]
+//   bench_spmm [--graphs=all|none|a,b] [--synthetic=none|uniform:ROWS:NNZ,rmat:SCALE:EF,powerlaw:ROWS:NNZ:MAX_ROW,...]
 //              [--n=32,64,128,256,512] [--reps=20] [--min-nnz=0] [--variants=1]
 //              [--semirings=1] [--single=1] [--overhead=1] [--budget-s=0 (none)]
 //              [--csv=FILE] [--type=float32|float16|bfloat16]
@@ -136,12 +136,6 @@ struct Graph {
   bool shared = false;  // one of the shared graphs (the targets are stated over these)
   SparseMatrix<float> host;
 };
-
-// The generators live in bench/common/graphs.cpp (same random streams as before).
-Graph uniform_graph(Index rows, Index nnz, std::uint64_t seed) {
-  SparseMatrix<float> A = bench::uniform_csr(rows, nnz, seed);
-  return {"uniform-" + std::to_string(rows) + "-" + std::to_string(A.nvals()), false, std::move(A)};
-}
 
 Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed) {
   return {"rmat-" + std::to_string(scale) + "-" + std::to_string(edge_factor), false, bench::rmat_csr(scale, edge_factor, seed)};
@@ -614,13 +608,12 @@ int main(int argc, char** argv) {
       graphs.push_back({name, true, std::move(A)});
     }
   }
-  std::uint64_t seed = 20261123;
-  for (const auto& spec : split(args.synthetic == "none" ? std::string() : args.synthetic, ',')) {
-    if (spec.empty()) continue;
-    const auto f = split(spec, ':');
-    if (f.size() == 3 && f[0] == "uniform") graphs.push_back(uniform_graph(std::stoll(f[1]), std::stoll(f[2]), ++seed));
-    else if (f.size() == 3 && f[0] == "rmat") graphs.push_back(rmat_graph(std::stoi(f[1]), std::stoi(f[2]), ++seed));
-    else { std::fprintf(stderr, "bad --synthetic entry %s\n", spec.c_str()); return 2; }
+  try {
+    for (auto& g : bench::generated_graphs(args.synthetic == "none" ? std::string() : args.synthetic))
+      graphs.push_back({std::move(g.name), false, std::move(g.A)});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bad --synthetic: %s\n", e.what());
+    return 2;
   }
 
   if (args.reorder != "0") {
