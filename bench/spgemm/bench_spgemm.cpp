@@ -37,7 +37,7 @@
 //                     [--semirings plus_times,min_plus] [--results FILE]
 // with --device cuda: --types float and --semirings plus_times only, --runs defaults to
 // 11, --threads to OpenMP's default (the CPU reference's threads), and --variant is the
-// GPU's (masked_dot|esc), e.g. on the device machine:
+// GPU's (masked_dot|hash|esc), e.g. on the device machine:
 //   GEBLAS_DATA_DIR=.data build/bench/spgemm/bench_spgemm --device cuda --results out.csv
 #include <omp.h>
 

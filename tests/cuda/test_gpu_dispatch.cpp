@@ -1,7 +1,9 @@
 // The dispatch record names the kernel that really ran, written by the CUDA backend
-// itself: the sparse x sparse method chosen for each mask kind (masked dot products when
-// the mask lists the entries to compute: sparse and not complemented; expand-sort-
-// compress otherwise) and each one forced, dense x sparse and dense x dense; every case's
+// itself: the sparse x sparse method chosen for each mask kind (under a sparse mask that
+// is not complemented masked dot products or hash by the mask's entries against the
+// products, the rule checked on both sides; hash otherwise) and each one forced, the
+// masked product by both methods under every mask form, accumulator and replace, dense x
+// sparse and dense x dense; every case's
 // result is also checked entry by entry (tests/ops/mxm_driver.hpp), so a right record over
 // a wrong result still fails. The products themselves, on every device: tests/ops/.
 #include <string>
@@ -60,9 +62,77 @@ TEST_CASE("the CUDA backend records the sparse x sparse method it ran, chosen or
         CHECK(e == "");
         CHECK(ran.operation == "mxm(sparse x sparse)");
         CHECK(ran.backend == "cuda");
-        CHECK(ran.variant == (*forced ? std::string(forced) : lists_entries(mc) ? "masked_dot" : "hash"));
+        if (*forced) CHECK(ran.variant == forced);
+        else if (lists_entries(mc)) CHECK((ran.variant == "masked_dot" || ran.variant == "hash"));
+        else CHECK(ran.variant == "hash");
       }
     }
+}
+
+TEST_CASE("under a sparse mask the rule picks masked_dot when the mask is sparse and hash when it is dense",
+          "[dispatch][gpu]") {
+  // 200 x 200 x 200, A 10% and B 20% full: about 160000 products, and 20 + 40 merge steps
+  // per mask entry. A 0.5% mask (200 entries, 12000 steps) is far below the rule's 2 x
+  // 160000; a 90% mask (36000 entries, 2.2 million steps) far above it.
+  struct Side {
+    double mask_density;
+    const char* want;
+  };
+  std::uint64_t seed = 1700;
+  for (const bool structural : {false, true})
+    for (const Side side : {Side{0.005, "masked_dot"}, Side{0.9, "hash"}}) {
+      MxmCase c;
+      c.form = Form::sparse_sparse;
+      c.m = c.k = c.n = 200;
+      c.density = 0.1;
+      c.seed = ++seed;
+      c.mask = MaskKind::sparse;
+      c.mask_density = side.mask_density;
+      c.spec.structural = structural;
+      DispatchRecord ran;
+      const std::string e = run_case<float>(c, &ran);
+      INFO(describe(c) << " ran " << ran.variant << " (" << ran.reason << ")");
+      CHECK(e == "");
+      CHECK(ran.variant == side.want);
+      CHECK(ran.reason.find("sparse mask") != std::string::npos);
+      CHECK(ran.reason.find("products") != std::string::npos);
+    }
+}
+
+TEST_CASE("the masked sparse x sparse product by masked_dot and by hash, every mask form, accumulator and replace",
+          "[dispatch][gpu]") {
+  // Both methods forced on the same inputs; each result checked entry by entry against the
+  // host oracle (mxm_driver.hpp). Complemented masks list no entries: hash only.
+  std::uint64_t seed = 1800;
+  for (const double mask_density : {0.03, 0.4, 1.0})
+    for (const bool structural : {false, true})
+      for (const bool complement : {false, true})
+        for (const char* forced : {"masked_dot", "hash"}) {
+          if (complement && std::string(forced) == "masked_dot") continue;
+          for (const char* accum : {"", "plus"})
+            for (const bool replace : {false, true}) {
+              MxmCase c;
+              c.form = Form::sparse_sparse;
+              c.m = 67;
+              c.k = 45;
+              c.n = 129;
+              c.seed = ++seed;
+              c.shape = (seed & 1) ? Shape::heavy_row : Shape::uniform;
+              c.semiring = (seed & 2) ? "plus_times" : "min_plus";
+              c.mask = MaskKind::sparse;
+              c.mask_density = mask_density;
+              c.spec.structural = structural;
+              c.spec.complement = complement;
+              c.accum = accum;
+              c.replace = replace;
+              c.variant = forced;
+              DispatchRecord ran;
+              const std::string e = run_case<double>(c, &ran);
+              INFO(describe(c) << " ran " << ran.variant);
+              CHECK(e == "");
+              CHECK(ran.variant == forced);
+            }
+        }
 }
 
 TEST_CASE("a sparse x sparse method the CUDA backend cannot run is InvalidValue, never replaced", "[dispatch][gpu]") {

@@ -45,6 +45,7 @@ struct MxmCase {
   bool transpose_a = false, transpose_b = false;
   MaskKind mask = MaskKind::none;
   ref::MaskSpec spec{};
+  double mask_density = 0.4;  // of a sparse mask
   bool replace = false;
   std::string accum;    // "", "plus", "min", "max", "lor"
   bool user = false;    // run the user-defined min_plus struct instead of the built-in
@@ -57,6 +58,7 @@ inline std::string describe(const MxmCase& c) {
     << " shape=" << to_string(c.shape) << " density=" << c.density << " seed=" << c.seed
     << " layouts(A,B,C)=" << int(c.a_layout) << int(c.b_layout) << int(c.c_layout) << " pad=" << c.pad
     << " tA=" << c.transpose_a << " tB=" << c.transpose_b << " mask=" << int(c.mask)
+    << (c.mask == MaskKind::sparse ? " mask_density=" + std::to_string(c.mask_density) : "")
     << (c.spec.structural ? " structural" : "") << (c.spec.complement ? " complement" : "") << " replace=" << c.replace
     << " accum=" << (c.accum.empty() ? "none" : c.accum) << (c.user ? " user" : "")
     << (c.variant.empty() ? "" : " variant=" + c.variant) << " on " << device().str();
@@ -226,7 +228,7 @@ std::string run_case(const MxmCase& c, DispatchRecord* ran = nullptr) {
   DenseMatrix<T> Md;
   Options o;
   if (c.mask == MaskKind::sparse) {
-    const auto R = random_sparse<T>(c.m, c.n, 0.4, Shape::uniform, c.seed + 3);
+    const auto R = random_sparse<T>(c.m, c.n, c.mask_density, Shape::uniform, c.seed + 3);
     Ms = R.geblas().to(device());
     FM = ref::full_of(R.eigen());
     o.mask = c.spec.structural ? Mask::structure(Ms) : Mask(Ms);

@@ -4,7 +4,8 @@
 // bins, from one warp's table to tables in global memory, with more of the largest rows
 // than blocks that take them, and its dense rows; the CPU's per-row accumulators), in C
 // of 100000 and of 2^20 + 4096 columns, checked entry by entry
-// against a dense-accumulator product on the host (nothing of geblas's products).
+// against a dense-accumulator product on the host (nothing of geblas's products); and
+// rows of global tables with more entries than one of the GPU's fill chunks.
 // Values are small integers, so every sum is exact in every type.
 #include <algorithm>
 #include <cstdint>
@@ -248,4 +249,35 @@ TEST_CASE("mxm sparse x sparse: every size class once, small enough for the sani
     mxm(C, A, B, semiring::plus_times<double>{});
     CHECK(compare(C, want) == "");
   }
+}
+
+TEMPLATE_TEST_CASE("mxm sparse x sparse: rows of global tables whose entries pass one fill chunk", "[mxm]", float,
+                   double) {
+  // C of 2^22 columns (no dense rows) whose rows all have 150000 to 340000 entries, about
+  // 22 million in all: the GPU's fill pass takes these global-table rows in chunks of at
+  // most 256 MiB of unsorted and sorted entries (HashSpgemmPolicy::hub_chunk_bytes), here
+  // two or more, each sorted and copied into C on its own. Every third row adds two rows of
+  // B (overlapping columns summed in the table), the others take one.
+  std::mt19937_64 rng(46);
+  const Index n = Index{1} << 22, m = case_rows / 25;
+  const HostCsr B = random_rows(n, {200000, 150000}, rng);
+  HostCsr A;
+  A.nrows = m;
+  A.ncols = 2;
+  for (Index i = 0; i < m; ++i) {
+    if (i % 3 == 0) {
+      A.ci.insert(A.ci.end(), {0, 1});
+      A.v.insert(A.v.end(), {1, 2});
+    } else {
+      A.ci.push_back(static_cast<ColIndex>(i % 2));
+      A.v.push_back(1 + i % 2);
+    }
+    A.ro.push_back(static_cast<Index>(A.ci.size()));
+  }
+  const HostCsr want = reference(A, B, Rule::plus_times, [](Index, ColIndex) { return true; });
+  INFO(row_sizes(want) << ", " << want.ci.size() << " entries");
+  if (case_rows == 2400) REQUIRE(want.ci.size() * (sizeof(ColIndex) + sizeof(TestType)) * 2 > (std::size_t{256} << 20));
+  SparseMatrix<TestType> C(A.nrows, B.ncols, device());
+  mxm(C, matrix_of<TestType>(A), matrix_of<TestType>(B), semiring::plus_times<TestType>{});
+  CHECK(compare(C, want) == "");
 }

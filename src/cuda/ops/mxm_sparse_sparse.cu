@@ -4,12 +4,18 @@
 //    M's entries, each as the merge of row i of A with row j of B' (both sorted). This is
 //    triangle counting's C<L> = L (+).(pair) L' and costs nothing for positions the mask
 //    removes. The kept entries are compacted as select's are (kept_entries, common.cuh).
+//    Its memory beyond A, B and M: B' (cached with B) and one value per entry of M.
 //  * esc (expand, sort, compress): every product A(i,k) B(k,j) the mask allows is written
 //    with its key i * n + j, the keys are radix-sorted (stable, so terms keep the k order
 //    of the CPU), and each run of equal keys is folded with the semiring's add. Memory
 //    grows with the number of products; it runs only when asked for (variant "esc").
+// Under a sparse mask that is not complemented both masked_dot and hash (the mask a
+// filter of its products) apply; MaskedMethodPolicy chooses between them.
 // The semiring is chosen at run time (runtime_ops.cuh): one kernel per value type.
 #include <cub/device/device_radix_sort.cuh>
+
+#include <cstdio>
+#include <string>
 
 #include "core/derived_cache.hpp"
 #include "core/trace.hpp"
@@ -21,6 +27,60 @@
 
 namespace geblas::detail::cuda::ops {
 namespace {
+
+// masked_dot or hash under a sparse mask M that is not complemented, by their estimated
+// work: masked_dot merges A(i,:) with B(:,j) at each entry of M, about (mean row of A +
+// mean column of B) steps each; hash makes every product of A B (its flops) and inserts
+// the ones M allows. masked_dot runs when
+//   nvals(M) x (nvals(A) / rows(A) + nvals(B) / cols(B)) <= dot_steps_per_product x flops.
+// A product costs hash more than a merge step costs masked_dot (a binary search of the
+// mask row, a hashed atomic in shared memory, the table's clear and sort against one
+// compare of two sorted lists), hence a ratio above 1; at 2 the rule keeps masked_dot for
+// triangle counting's C<L> = L L' on every graph (flops = sum over k of |L(:,k)|^2 >=
+// nvals(L)^2 / n by Cauchy-Schwarz, and the left side is 2 nvals(L)^2 / n). 2 is that
+// argument, not a measurement; bench_spgemm --device cuda --products masked with each
+// --variant forced compares the two methods.
+struct MaskedMethodPolicy {
+  static constexpr double dot_steps_per_product = 2.0;
+};
+
+// The products of A B, flops: the sum over A's entries A(i,k) of the length of B's row k.
+Index product_count(const SparseStorage& A, const SparseStorage& B, const Ctx& c) {
+  const Index m = A.nrows;
+  if (m == 0 || A.nvals == 0) return 0;
+  RawBuffer buf = temp<Index>(m + 1, c.device);
+  Index* f = buf.as<Index>();
+  const Index* aro = A.row_offsets.as<Index>();
+  const ColIndex* aci = A.col_indices.as<ColIndex>();
+  const Index* bro = B.row_offsets.as<Index>();
+  for_each(m, c.stream, [=] __device__(Index i) {
+    Index t = 0;
+    for (Index p = aro[i]; p < aro[i + 1]; ++p) t += bro[aci[p] + 1] - bro[aci[p]];
+    f[i] = t;
+  });
+  return counts_to_offsets(f, m, c.stream);
+}
+
+struct MaskedChoice {
+  bool dot = false;
+  std::string reason;
+};
+
+MaskedChoice choose_masked_method(const SparseStorage& A, const SparseStorage& B, const SparseStorage& M,
+                                  const Ctx& c) {
+  const double merge = (A.nrows > 0 ? static_cast<double>(A.nvals) / static_cast<double>(A.nrows) : 0.0) +
+                       (B.ncols > 0 ? static_cast<double>(B.nvals) / static_cast<double>(B.ncols) : 0.0);
+  const Index flops = product_count(A, B, c);
+  const double dot_work = static_cast<double>(M.nvals) * merge;
+  // the relative 1e-12 keeps the equality case (every column of L as long: a regular
+  // graph) on masked_dot despite the rounding of the means
+  const bool dot = dot_work <= MaskedMethodPolicy::dot_steps_per_product * static_cast<double>(flops) * (1 + 1e-12);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "sparse mask: %lld entries x %.1f merge steps %s %.1f x %lld products%s",
+                static_cast<long long>(M.nvals), merge, dot ? "<=" : ">", MaskedMethodPolicy::dot_steps_per_product,
+                static_cast<long long>(flops), dot ? ": only its entries are computed" : ": the mask filters them");
+  return {dot, buf};
+}
 
 template <class V>
 void masked_dot(SparseStorage& T, const SparseStorage& A, const SparseStorage& Bt, const SparseStorage& M,
@@ -162,8 +222,8 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
   const RtSemiring sr = rt_semiring(s);
   const Mask& mask = o.mask;
   // masked_dot computes only the mask's entries, so it needs them listed: a sparse mask
-  // that is not complemented. Otherwise hash (spgemm_hash.cu), the mask as a filter of
-  // the products; esc only when forced.
+  // that is not complemented, where MaskedMethodPolicy chooses it or hash. Otherwise hash
+  // (spgemm_hash.cu), the mask as a filter of the products; esc only when forced.
   const bool dot_applies = mask.kind() == Mask::Kind::sparse && !mask.complemented();
   if (!o.variant.empty() && o.variant != "masked_dot" && o.variant != "hash" && o.variant != "esc")
     throw InvalidValue("mxm(sparse x sparse) on " + A.device.str() + ": unknown variant '" + std::string(o.variant) +
@@ -171,12 +231,21 @@ void mxm_sparse_sparse(SparseStorage& T, const SparseStorage& A, const SparseSto
   if (o.variant == "masked_dot" && !dot_applies)
     throw InvalidValue("mxm(sparse x sparse) on " + A.device.str() +
                        ": variant 'masked_dot' needs a sparse mask that is not complemented");
-  const std::string_view method = o.variant.empty() ? (dot_applies ? "masked_dot" : "hash") : o.variant;
+  std::string method, reason;
+  if (!o.variant.empty()) {
+    method = std::string(o.variant);
+    reason = "forced";
+  } else if (dot_applies) {
+    MaskedChoice choice = choose_masked_method(A, B, *mask.sparse(), c);
+    method = choice.dot ? "masked_dot" : "hash";
+    reason = std::move(choice.reason);
+  } else {
+    method = "hash";
+    reason = mask.empty() ? "no mask" : "mask applied to the products";
+  }
   DispatchRecord& rec = current_dispatch();
-  rec.variant = std::string(method);
-  rec.reason = o.variant.empty() ? (dot_applies ? "sparse mask: only its entries are computed"
-                                                : (mask.empty() ? "no mask" : "mask applied to the products"))
-                                 : "forced";
+  rec.variant = method;
+  rec.reason = reason;
   if (method == "masked_dot") {
     // B' from B's derived cache: repeated products with the same B (triangle counting
     // on one graph) transpose it once.

@@ -15,16 +15,32 @@
 // whose table does not fit in a block's shared memory use tables in global memory, one
 // per block, and their entries are sorted afterwards by one segmented sort.
 //
-// Unlike esc (mxm_sparse_sparse.cu), memory is bounded by the output, not the products,
-// and the products are never written out. The order in which a slot's terms are added is
-// not fixed: floating-point sums may differ in the last bits between runs (as any
-// parallel reduction's); integer, min / max and logical results do not.
+// Memory. Unlike esc (mxm_sparse_sparse.cu) the products are never written out. Beyond A,
+// B and the mask the product holds C, 8 (m + 1) + nnz(C) (4 + v) bytes (m rows, n
+// columns, v = sizeof(value), 4-byte columns, 8-byte offsets), and a workspace
+//   W <= 40 (m + 1) + max(P, 4 n (4 + v)) + max(H, 2 n (4 + v)) + S
+// with P = global_pool_bytes (global tables, or the dense rows' value pool), H =
+// hub_chunk_bytes (the global bin's rows in the fill pass, unsorted and sorted, in chunks)
+// and S the segmented sort's temporary for one chunk (a little more than its keys):
+// 24 (m + 1) are the row arrays (estimates, bin lists, counts), 16 (m + 1) bounds the
+// global bin's offsets; a table or a chunk exceeds P or H only where a single row needs
+// more (a table has < 4 min(n, row estimate) slots). Before each phase the bytes it will
+// hold are checked against the device's free memory (the driver's and the pool's unused):
+// the count pass's row arrays and tables, then, once the counts give C's exact size, C
+// and the fill pass's workspace, all before C is allocated; a product that cannot fit is
+// OutOfMemory naming both numbers, and what it had allocated is freed.
+//
+// The order in which a slot's terms are added is not fixed: floating-point sums may
+// differ in the last bits between runs (as any parallel reduction's); integer, min / max
+// and logical results do not.
 #include <cub/device/device_segmented_sort.cuh>
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "cuda/ops/spgemm_hash.cuh"
 
@@ -48,6 +64,9 @@ struct HashSpgemmPolicy {
   static constexpr int global_group = 512;
   static constexpr std::size_t global_pool_bytes = std::size_t{256} << 20;
   static constexpr int global_blocks_per_sm = 2;
+  // The fill pass takes the global bin's rows in chunks whose unsorted and sorted copies
+  // take at most hub_chunk_bytes (at least one row): the workspace does not grow with C.
+  static constexpr std::size_t hub_chunk_bytes = std::size_t{256} << 20;
   // Rows that touch a large share of C's columns take a dense row instead of a table: a
   // bitmap of the columns in shared memory (the count pass counts its bits; the fill
   // pass writes the entries in column order by a scan of it: no sort), values indexed by
@@ -220,17 +239,12 @@ struct Chunk {
   std::conditional_t<std::is_void_v<V>, NoValue, V> aval[std::is_void_v<V> ? 1 : G];
 };
 
-// One row's products into the table (keys[0..slots), vals the same, V = void: keys only).
-// Returns the keys this thread claimed.
-template <int G, class V, class S>
-__device__ Index accumulate_row(const RowArgs<V>& a, Index i, int lane, unsigned* keys,
-                                std::conditional_t<std::is_void_v<V>, NoValue, V>* vals, S slots, Chunk<G, V>& ch) {
-  constexpr bool numeric = !std::is_void_v<V>;
-  for (S s = lane; s < slots; s += G) {
-    keys[s] = empty_key;
-    if constexpr (numeric) vals[s] = slot_start<V>(a.sr.add);
-  }
-  Index claimed_keys = 0;
+// Calls f(j, t, pb) for every product A(i,k) B(k,j) of row i that the mask allows (t:
+// the chunk entry holding A(i,k), whose value is ch.aval[t]; pb: B(k,j)'s position). The
+// group takes A's row in chunks of one entry per thread, scans their B-row lengths, and
+// each thread takes every G-th product of the chunk, found by binary search.
+template <int G, class V, class F>
+__device__ void for_each_product(const RowArgs<V>& a, Index i, int lane, Chunk<G, V>& ch, F f) {
   const Index ea = a.aro[i + 1];
   for (Index pa = a.aro[i]; pa < ea; pa += G) {
     const Index p = pa + lane;
@@ -240,7 +254,7 @@ __device__ Index accumulate_row(const RowArgs<V>& a, Index i, int lane, unsigned
       const Index b0 = a.bro[k];
       len = a.bro[k + 1] - b0;
       ch.bstart[lane] = b0;
-      if constexpr (numeric) ch.aval[lane] = a.av[p];
+      if constexpr (!std::is_void_v<V>) ch.aval[lane] = a.av[p];
     }
     const Index incl = group_inclusive_sum<G>(len, lane, ch.totals);
     ch.incl[lane] = incl;
@@ -258,13 +272,29 @@ __device__ Index accumulate_row(const RowArgs<V>& a, Index i, int lane, unsigned
       const Index pb = ch.bstart[lo] + (q - before);
       const unsigned j = static_cast<unsigned>(a.bci[pb]);
       if (a.mask.kind != MaskView::none && !a.mask.allows(i, j)) continue;
-      bool claimed = false;
-      const S h = insert_key(keys, slots, j, claimed);
-      claimed_keys += claimed ? 1 : 0;
-      if constexpr (numeric) slot_add(vals + h, binop_apply<V>(a.sr.mul, ch.aval[lo], a.bv[pb]), a.sr.add, claimed);
+      f(j, lo, pb);
     }
     group_sync<G>();  // the chunk arrays are rewritten next
   }
+}
+
+// One row's products into the table (keys[0..slots), vals the same, V = void: keys only).
+// Returns the keys this thread claimed.
+template <int G, class V, class S>
+__device__ Index accumulate_row(const RowArgs<V>& a, Index i, int lane, unsigned* keys,
+                                std::conditional_t<std::is_void_v<V>, NoValue, V>* vals, S slots, Chunk<G, V>& ch) {
+  constexpr bool numeric = !std::is_void_v<V>;
+  for (S s = lane; s < slots; s += G) {
+    keys[s] = empty_key;
+    if constexpr (numeric) vals[s] = slot_start<V>(a.sr.add);
+  }
+  Index claimed_keys = 0;
+  for_each_product<G, V>(a, i, lane, ch, [&](unsigned j, int t, Index pb) {
+    bool claimed = false;
+    const S h = insert_key(keys, slots, j, claimed);
+    claimed_keys += claimed ? 1 : 0;
+    if constexpr (numeric) slot_add(vals + h, binop_apply<V>(a.sr.mul, ch.aval[t], a.bv[pb]), a.sr.add, claimed);
+  });
   return claimed_keys;
 }
 
@@ -531,39 +561,12 @@ __global__ void __launch_bounds__(HashSpgemmPolicy::dense_group)
   for (Index r = blockIdx.x; r < a.count; r += gridDim.x) {
     const Index i = a.rows[r];
     for (Index w = lane; w < words; w += G) bits[w] = 0;
-    // the clear is seen by the first chunk's insertions: accumulate's loop syncs before them
-    const Index ea = a.aro[i + 1];
-    for (Index pa = a.aro[i]; pa < ea; pa += G) {
-      const Index p = pa + lane;
-      Index len = 0;
-      if (p < ea) {
-        const ColIndex k = a.aci[p];
-        const Index b0 = a.bro[k];
-        len = a.bro[k + 1] - b0;
-        ch.bstart[lane] = b0;
-        if constexpr (numeric) ch.aval[lane] = a.av[p];
-      }
-      const Index incl = group_inclusive_sum<G>(len, lane, ch.totals);
-      ch.incl[lane] = incl;
-      __syncthreads();
-      const Index total = ch.incl[G - 1];
-      for (Index q = lane; q < total; q += G) {
-        int lo = 0, hi = G - 1;
-        while (lo < hi) {
-          const int mid = (lo + hi) >> 1;
-          if (ch.incl[mid] > q) hi = mid;
-          else lo = mid + 1;
-        }
-        const Index before = lo > 0 ? ch.incl[lo - 1] : 0;
-        const Index pb = ch.bstart[lo] + (q - before);
-        const unsigned j = static_cast<unsigned>(a.bci[pb]);
-        if (a.mask.kind != MaskView::none && !a.mask.allows(i, j)) continue;
-        const unsigned bit = 1u << (j & 31);
-        const bool claimed = (atomicOr(bits + (j >> 5), bit) & bit) == 0;
-        if constexpr (numeric) slot_add(vals + j, binop_apply<V>(a.sr.mul, ch.aval[lo], a.bv[pb]), a.sr.add, claimed);
-      }
-      __syncthreads();
-    }
+    // the clear is seen by the first chunk's insertions: for_each_product syncs before them
+    for_each_product<G, V>(a, i, lane, ch, [&](unsigned j, int t, Index pb) {
+      const unsigned bit = 1u << (j & 31);
+      const bool claimed = (atomicOr(bits + (j >> 5), bit) & bit) == 0;
+      if constexpr (numeric) slot_add(vals + j, binop_apply<V>(a.sr.mul, ch.aval[t], a.bv[pb]), a.sr.add, claimed);
+    });
     if constexpr (!numeric) {
       Index mine = 0;
       for (Index w = lane; w < words; w += G) mine += __popc(bits[w]);
@@ -597,43 +600,90 @@ __global__ void __launch_bounds__(HashSpgemmPolicy::dense_group)
   }
 }
 
+// The memory an allocation on this device can still get: the driver's free memory and
+// what the stream-ordered pool holds unused (geblas keeps freed blocks there).
+inline std::size_t device_available() {
+  int device = 0;
+  GEBLAS_CUDA_CHECK(cudaGetDevice(&device));
+  std::size_t free_bytes = 0, total = 0;
+  GEBLAS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  cudaMemPool_t pool = nullptr;
+  GEBLAS_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t reserved = 0, used = 0;
+  GEBLAS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  GEBLAS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return free_bytes + static_cast<std::size_t>(reserved > used ? reserved - used : 0);
+}
+
+// OutOfMemory before a phase starts when the bytes it will hold at once (`needed`, what
+// they are in `what`) exceed what the device can still give: the product fails whole,
+// before any of its kernels run, instead of at its n-th allocation.
+void require_device_memory(std::size_t needed, const std::string& what, const Ctx& c) {
+  const std::size_t available = device_available();
+  if (needed <= available) return;
+  throw OutOfMemory("mxm(sparse x sparse) on " + c.device.str() + ": " + what + " needs " + std::to_string(needed) +
+                        " bytes, " + std::to_string(available) + " are free",
+                    needed);
+}
+
+// How the dense rows run: values in shared memory beside the bitmap, or a pool of one row
+// of values per block in global memory (pool_bytes).
+struct DenseLaunch {
+  bool in_shared = false;
+  Index blocks = 0;
+  std::size_t shared_bytes = 0;
+  std::size_t pool_bytes = 0;
+};
+
 template <class V>
-void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx& c) {
+DenseLaunch dense_launch(Index count, Index n) {
   using Val = std::conditional_t<std::is_void_v<V>, NoValue, V>;
   constexpr bool numeric = !std::is_void_v<V>;
-  a.rows = lists + plan.start[dense_bin];
-  a.count = plan.start[dense_bin + 1] - plan.start[dense_bin];
-  if (a.count == 0) return;
-  const Index n = a.ncols;
+  DenseLaunch d;
+  if (count == 0) return d;
   const std::size_t bitmap = bitmap_bytes(n);
   const std::size_t shared_vals = (static_cast<std::size_t>(n) * sizeof(Val) + 15) / 16 * 16;
   const std::size_t limit = shared_limit(), fixed = sizeof(Chunk<HashSpgemmPolicy::dense_group, V>) + sizeof(Index);
   const std::size_t fits = std::min(HashSpgemmPolicy::dense_shared_bytes, limit > fixed ? limit - fixed : 0);
-  const bool in_shared = numeric && shared_vals + bitmap <= fits;
-  const int sms = sm_count();
-  Index blocks = std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::dense_blocks_per_sm);
-  RawBuffer pool;
-  if (numeric && !in_shared) {
+  d.in_shared = numeric && shared_vals + bitmap <= fits;
+  d.blocks = std::min<Index>(count, Index{sm_count()} * HashSpgemmPolicy::dense_blocks_per_sm);
+  if (numeric && !d.in_shared) {
     const Index per_pool =
         static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(n) * sizeof(Val)));
-    blocks = std::clamp<Index>(per_pool, 1, blocks);
-    pool = temp_bytes(blocks * n, sizeof(Val), c.device);
-    if constexpr (numeric) {
+    d.blocks = std::clamp<Index>(per_pool, 1, d.blocks);
+    d.pool_bytes = static_cast<std::size_t>(d.blocks) * static_cast<std::size_t>(n) * sizeof(Val);
+  }
+  d.shared_bytes = bitmap + (d.in_shared ? shared_vals : 0);
+  return d;
+}
+
+template <class V>
+void launch_dense(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx& c) {
+  using Val = std::conditional_t<std::is_void_v<V>, NoValue, V>;
+  a.rows = lists + plan.start[dense_bin];
+  a.count = plan.start[dense_bin + 1] - plan.start[dense_bin];
+  if (a.count == 0) return;
+  const Index n = a.ncols;
+  const DenseLaunch d = dense_launch<V>(a.count, n);
+  RawBuffer pool;
+  if (d.pool_bytes > 0) {
+    pool = temp_bytes(d.blocks * n, sizeof(Val), c.device);
+    if constexpr (!std::is_void_v<V>) {
       Val* pv = pool.as<Val>();
       const MonoidId add = a.sr.add;
-      for_each(blocks * n, c.stream, [=] __device__(Index e) { pv[e] = slot_start<V>(add); });
+      for_each(d.blocks * n, c.stream, [=] __device__(Index e) { pv[e] = slot_start<V>(add); });
     }
   }
-  const std::size_t bytes = bitmap + (in_shared ? shared_vals : 0);
+  const std::size_t bytes = d.shared_bytes;
   const auto launch = [&](auto kernel) {
     if (bytes > 48 * 1024)
       GEBLAS_CUDA_CHECK(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    kernel<<<static_cast<unsigned>(blocks), HashSpgemmPolicy::dense_group, bytes, c.stream>>>(
+    kernel<<<static_cast<unsigned>(d.blocks), HashSpgemmPolicy::dense_group, bytes, c.stream>>>(
         a, static_cast<Val*>(pool.data()));
     GEBLAS_CUDA_CHECK_LAUNCH();
   };
-  if (in_shared) launch(dense_rows_kernel<V, true>);
+  if (d.in_shared) launch(dense_rows_kernel<V, true>);
   else launch(dense_rows_kernel<V, false>);
 }
 
@@ -655,32 +705,58 @@ void launch_bin(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx
   if constexpr (B + 1 < n_bins) launch_bin<B + 1, V>(a, plan, lists, c);
 }
 
-// Launches the global bin's rows; pool tables sized for the largest estimate.
+// How the global bin's rows run: `blocks` tables of `slots` entries (the smallest power of
+// two >= twice the largest estimate), at most global_pool_bytes of them, at least one.
+struct GlobalLaunch {
+  Index slots = 0;
+  Index blocks = 0;
+  std::size_t bytes = 0;
+};
+
 template <class V>
-void launch_global(RowArgs<V> a, const BinPlan& plan, const Index* lists, const Ctx& c) {
+GlobalLaunch global_launch(Index count, Index max_est) {
   using Val = std::conditional_t<std::is_void_v<V>, NoValue, V>;
-  a.rows = lists + plan.start[global_bin];
-  a.count = plan.start[global_bin + 1] - plan.start[global_bin];
-  if (a.count == 0) return;
-  Index slots = 1;
-  while (slots < 2 * plan.global_max_est) slots <<= 1;
+  GlobalLaunch g;
+  if (count == 0) return g;
+  g.slots = 1;
+  while (g.slots < 2 * max_est) g.slots <<= 1;
   const std::size_t slot_bytes = sizeof(unsigned) + (std::is_void_v<V> ? 0 : sizeof(Val));
-  const int sms = sm_count();
-  Index blocks =
-      static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(slots) * slot_bytes));
-  blocks = std::clamp<Index>(blocks, 1, std::min<Index>(a.count, Index{sms} * HashSpgemmPolicy::global_blocks_per_sm));
-  RawBuffer keys = temp<unsigned>(blocks * slots, c.device);
-  RawBuffer vals = std::is_void_v<V> ? RawBuffer() : temp_bytes(blocks * slots, sizeof(Val), c.device);
-  global_rows_kernel<V><<<static_cast<unsigned>(blocks), HashSpgemmPolicy::global_group, 0, c.stream>>>(
-      a, keys.as<unsigned>(), static_cast<Val*>(vals.data()), slots);
+  const Index fit =
+      static_cast<Index>(HashSpgemmPolicy::global_pool_bytes / (static_cast<std::size_t>(g.slots) * slot_bytes));
+  g.blocks =
+      std::clamp<Index>(fit, 1, std::min<Index>(count, Index{sm_count()} * HashSpgemmPolicy::global_blocks_per_sm));
+  g.bytes = static_cast<std::size_t>(g.blocks) * static_cast<std::size_t>(g.slots) * slot_bytes;
+  return g;
+}
+
+// Launches `count` rows of the global bin (`rows`, indices into C) with tables sized for
+// `max_est`.
+template <class V>
+void launch_global(RowArgs<V> a, const Index* rows, Index count, Index max_est, const Ctx& c) {
+  using Val = std::conditional_t<std::is_void_v<V>, NoValue, V>;
+  a.rows = rows;
+  a.count = count;
+  if (a.count == 0) return;
+  const GlobalLaunch g = global_launch<V>(count, max_est);
+  require_device_memory(g.bytes, "the global hash tables of " + std::to_string(count) + " rows", c);
+  RawBuffer keys = temp<unsigned>(g.blocks * g.slots, c.device);
+  RawBuffer vals = std::is_void_v<V> ? RawBuffer() : temp_bytes(g.blocks * g.slots, sizeof(Val), c.device);
+  global_rows_kernel<V><<<static_cast<unsigned>(g.blocks), HashSpgemmPolicy::global_group, 0, c.stream>>>(
+      a, keys.as<unsigned>(), static_cast<Val*>(vals.data()), g.slots);
   GEBLAS_CUDA_CHECK_LAUNCH();
 }
 
+// The numeric phase: C's rows have their exact sizes (`offsets`, nvals entries in all).
+// Everything it will hold is known before C is allocated, and checked against the free
+// memory first. The global bin's rows go in chunks of consecutive rows whose two copies
+// (unsorted, sorted) take at most hub_chunk_bytes (or one row, where a row needs more):
+// each chunk is filled unsorted, sorted by one segmented sort and copied into C.
 template <class V>
 void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, RowArgs<void> count_args, Index* est,
-               Index* lists, const Ctx& c) {
+               Index* lists, const Index* offsets, Index nvals, const Ctx& c) {
   const cudaStream_t s = c.stream;
-  const Index m = A.nrows;
+  const Index m = A.nrows, n = B.ncols;
+  constexpr std::size_t entry_bytes = sizeof(ColIndex) + sizeof(V);
   RowArgs<V> a;
   a.m = m;
   a.aro = count_args.aro;
@@ -691,52 +767,106 @@ void hash_fill(SparseStorage& T, const SparseStorage& A, const SparseStorage& B,
   a.bv = B.values.as<V>();
   a.mask = count_args.mask;
   a.sr = count_args.sr;
+  a.est = est;
+  a.ncols = count_args.ncols;
+  for_each(m, s, [=] __device__(Index i) { est[i] = offsets[i + 1] - offsets[i]; });
+  const BinPlan plan = bin_rows(m, bin_rule<V>(n), est, lists, c);
+
+  // the global bin's layout and chunks
+  const Index hubs = plan.start[global_bin + 1] - plan.start[global_bin];
+  const Index* hub_rows = lists + plan.start[global_bin];
+  RawBuffer pos_buf;
+  std::vector<Index> host_pos;
+  std::vector<Index> cuts{0};  // chunk k: hub rows [cuts[k], cuts[k + 1])
+  Index chunk_items = 0, chunk_rows = 0;
+  std::size_t sort_bytes = 0;
+  if (hubs > 0) {
+    pos_buf = temp<Index>(hubs + 1, c.device);
+    Index* pos = pos_buf.as<Index>();
+    for_each(hubs, s, [=] __device__(Index r) { pos[r] = est[hub_rows[r]]; });
+    counts_to_offsets(pos, hubs, s);
+    host_pos.resize(static_cast<std::size_t>(hubs) + 1);
+    read_to_host(host_pos.data(), pos, host_pos.size() * sizeof(Index), s);
+    const Index budget = std::max<Index>(1, static_cast<Index>(HashSpgemmPolicy::hub_chunk_bytes / (2 * entry_bytes)));
+    for (Index r = 0; r < hubs;) {
+      Index e = r + 1;
+      while (e < hubs && host_pos[e + 1] - host_pos[r] <= budget) ++e;
+      cuts.push_back(e);
+      chunk_items = std::max(chunk_items, host_pos[e] - host_pos[r]);
+      chunk_rows = std::max(chunk_rows, e - r);
+      r = e;
+    }
+    GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(
+        nullptr, sort_bytes, static_cast<const ColIndex*>(nullptr), static_cast<ColIndex*>(nullptr),
+        static_cast<const V*>(nullptr), static_cast<V*>(nullptr), chunk_items, chunk_rows,
+        static_cast<const Index*>(nullptr), static_cast<const Index*>(nullptr), s));
+  }
+
+  // what the phase holds at once: C, then the dense rows' pool, or a chunk's two copies
+  // with its offsets and the larger of its tables and its sort's temporary
+  const DenseLaunch dense = dense_launch<V>(plan.start[dense_bin + 1] - plan.start[dense_bin], n);
+  const GlobalLaunch global = global_launch<V>(hubs, plan.global_max_est);
+  const std::size_t chunk_bytes = hubs == 0 ? 0
+                                            : static_cast<std::size_t>(chunk_rows + 1) * sizeof(Index) +
+                                                  2 * static_cast<std::size_t>(chunk_items) * entry_bytes +
+                                                  std::max(global.bytes, sort_bytes);
+  const std::size_t workspace = std::max(dense.pool_bytes, chunk_bytes);
+  const std::size_t c_bytes =
+      static_cast<std::size_t>(m + 1) * sizeof(Index) + static_cast<std::size_t>(nvals) * entry_bytes;
+  require_device_memory(c_bytes + workspace,
+                        "the numeric phase (C: " + std::to_string(nvals) + " entries, " + std::to_string(c_bytes) +
+                            " bytes; workspace: " + std::to_string(workspace) + " bytes)",
+                        c);
+
+  T = new_sparse(m, n, nvals, A.type, c.device);
+  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(T.row_offsets.data(), offsets, static_cast<std::size_t>(m + 1) * sizeof(Index),
+                                    cudaMemcpyDeviceToDevice, s));
   a.cro = T.row_offsets.as<Index>();
   a.cci = T.col_indices.as<ColIndex>();
   a.cv = T.values.as<V>();
-  a.est = est;
-  a.ncols = count_args.ncols;
-  const Index* cro = a.cro;
-  for_each(m, s, [=] __device__(Index i) { est[i] = cro[i + 1] - cro[i]; });
-  const BinPlan plan = bin_rows(m, bin_rule<V>(B.ncols), est, lists, c);
   launch_bin<0, V>(a, plan, lists, c);
   launch_dense<V>(a, plan, lists, c);
-  const Index hubs = plan.start[global_bin + 1] - plan.start[global_bin];
   if (hubs == 0) return;
-  // the global bin's rows: unsorted into a buffer, one segmented sort, copied into C
-  const Index* hub_rows = lists + plan.start[global_bin];
-  RawBuffer pos_buf = temp<Index>(hubs + 1, c.device);
-  Index* pos = pos_buf.as<Index>();
-  for_each(hubs, s, [=] __device__(Index r) { pos[r] = est[hub_rows[r]]; });
-  const Index hub_nnz = counts_to_offsets(pos, hubs, s);
-  RawBuffer ci_in = temp<ColIndex>(hub_nnz, c.device), ci_out = temp<ColIndex>(hub_nnz, c.device);
-  RawBuffer v_in = temp<V>(hub_nnz, c.device), v_out = temp<V>(hub_nnz, c.device);
-  a.hub_pos = pos;
-  a.hub_ci = ci_in.as<ColIndex>();
-  a.hub_v = v_in.as<V>();
-  launch_global<V>(a, plan, lists, c);
-  std::size_t bytes = 0;
-  GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, ci_in.as<ColIndex>(), ci_out.as<ColIndex>(),
-                                                        v_in.as<V>(), v_out.as<V>(), hub_nnz, hubs, pos, pos + 1, s));
-  RawBuffer tmp(bytes, c.device);
-  GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(tmp.data(), bytes, ci_in.as<ColIndex>(), ci_out.as<ColIndex>(),
-                                                        v_in.as<V>(), v_out.as<V>(), hub_nnz, hubs, pos, pos + 1, s));
-  const ColIndex* sci = ci_out.as<ColIndex>();
-  const V* sv = v_out.as<V>();
+  const Index* pos = pos_buf.as<Index>();
+  const Index* cro = a.cro;
   ColIndex* cci = a.cci;
   V* cv = a.cv;
-  // entry e of the sorted buffer belongs to hub r = the last with pos[r] <= e
-  for_each(hub_nnz, s, [=] __device__(Index e) {
-    Index lo = 0, hi = hubs - 1;
-    while (lo < hi) {
-      const Index mid = (lo + hi + 1) / 2;
-      if (pos[mid] <= e) lo = mid;
-      else hi = mid - 1;
-    }
-    const Index w = cro[hub_rows[lo]] + (e - pos[lo]);
-    cci[w] = sci[e];
-    cv[w] = sv[e];
-  });
+  RawBuffer rel_buf = temp<Index>(chunk_rows + 1, c.device);
+  Index* rel = rel_buf.as<Index>();
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const Index r0 = cuts[k], rows = cuts[k + 1] - r0;
+    const Index base = host_pos[static_cast<std::size_t>(r0)];
+    const Index items = host_pos[static_cast<std::size_t>(cuts[k + 1])] - base;
+    const Index* chunk_hubs = hub_rows + r0;
+    for_each(rows + 1, s, [=] __device__(Index r) { rel[r] = pos[r0 + r] - base; });
+    RawBuffer ci_in = temp<ColIndex>(items, c.device), ci_out = temp<ColIndex>(items, c.device);
+    RawBuffer v_in = temp<V>(items, c.device), v_out = temp<V>(items, c.device);
+    a.hub_pos = rel;
+    a.hub_ci = ci_in.as<ColIndex>();
+    a.hub_v = v_in.as<V>();
+    launch_global<V>(a, chunk_hubs, rows, plan.global_max_est, c);
+    std::size_t bytes = 0;
+    GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, ci_in.as<ColIndex>(), ci_out.as<ColIndex>(),
+                                                          v_in.as<V>(), v_out.as<V>(), items, rows, rel, rel + 1, s));
+    RawBuffer tmp(bytes, c.device);
+    GEBLAS_CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(tmp.data(), bytes, ci_in.as<ColIndex>(),
+                                                          ci_out.as<ColIndex>(), v_in.as<V>(), v_out.as<V>(), items,
+                                                          rows, rel, rel + 1, s));
+    const ColIndex* sci = ci_out.as<ColIndex>();
+    const V* sv = v_out.as<V>();
+    // entry e of the sorted chunk belongs to its row r = the last with rel[r] <= e
+    for_each(items, s, [=] __device__(Index e) {
+      Index lo = 0, hi = rows - 1;
+      while (lo < hi) {
+        const Index mid = (lo + hi + 1) / 2;
+        if (rel[mid] <= e) lo = mid;
+        else hi = mid - 1;
+      }
+      const Index w = cro[chunk_hubs[lo]] + (e - rel[lo]);
+      cci[w] = sci[e];
+      cv[w] = sv[e];
+    });
+  }
 }
 
 }  // namespace
@@ -745,6 +875,7 @@ void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage&
                   const Ctx& c) {
   const cudaStream_t s = c.stream;
   const Index m = A.nrows, n = B.ncols;
+  require_device_memory(3 * static_cast<std::size_t>(m + 1) * sizeof(Index), "the symbolic phase's row arrays", c);
   RowArgs<void> a;
   a.m = m;
   a.aro = A.row_offsets.as<Index>();
@@ -760,27 +891,35 @@ void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage&
   Index* row_nnz = nnz_buf.as<Index>();
   a.est = est;
   a.row_nnz = row_nnz;
-  // count pass: each row's estimate is its product count, at most B's columns
+  // count pass: each row's estimate is its product count, at most B's columns and, under
+  // a sparse mask that is not complemented, the mask row's entries (no other column can
+  // be kept): smaller tables for masked rows
   const Index* aro = a.aro;
   const ColIndex* aci = a.aci;
   const Index* bro = a.bro;
+  const bool mask_lists = mask.kind == MaskView::csr && !mask.complemented;
+  const Index* mro = mask.ro;
   for_each(m, s, [=] __device__(Index i) {
     Index ub = 0;
     for (Index p = aro[i]; p < aro[i + 1]; ++p) ub += bro[aci[p] + 1] - bro[aci[p]];
-    est[i] = ub < n ? ub : n;
+    const Index cap = mask_lists && mro[i + 1] - mro[i] < n ? mro[i + 1] - mro[i] : n;
+    est[i] = ub < cap ? ub : cap;
     row_nnz[i] = 0;  // rows without products are in no bin
   });
   a.ncols = n;
   const BinPlan plan = bin_rows(m, bin_rule<void>(n), est, lists, c);
   launch_bin<0, void>(a, plan, lists, c);
   launch_dense<void>(a, plan, lists, c);
-  launch_global<void>(a, plan, lists, c);
+  launch_global<void>(a, lists + plan.start[global_bin], plan.start[global_bin + 1] - plan.start[global_bin],
+                      plan.global_max_est, c);
   const Index nvals = counts_to_offsets(row_nnz, m, s);
-  T = new_sparse(m, n, nvals, A.type, c.device);
-  GEBLAS_CUDA_CHECK(cudaMemcpyAsync(T.row_offsets.data(), row_nnz, static_cast<std::size_t>(m + 1) * sizeof(Index),
-                                    cudaMemcpyDeviceToDevice, s));
-  if (nvals == 0) return;
-  visit_type(A.type, [&]<class V>() { hash_fill<V>(T, A, B, a, est, lists, c); });
+  if (nvals == 0) {
+    T = new_sparse(m, n, 0, A.type, c.device);
+    GEBLAS_CUDA_CHECK(cudaMemcpyAsync(T.row_offsets.data(), row_nnz, static_cast<std::size_t>(m + 1) * sizeof(Index),
+                                      cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+  visit_type(A.type, [&]<class V>() { hash_fill<V>(T, A, B, a, est, lists, row_nnz, nvals, c); });
 }
 
 }  // namespace geblas::detail::cuda::ops

@@ -7,10 +7,12 @@
 
 namespace geblas::detail::cuda::ops {
 
-// T = A (+).(x) B keeping only the entries `mask` allows (MaskView::none: all), rows
-// sorted. Its workspace beyond A, B and T: four Index arrays of A's rows, and for the rows
-// whose tables do not fit in shared memory at most HashSpgemmPolicy::global_pool_bytes of
-// tables (or one table, where a single row needs more) and two copies of those rows.
+// T = A (+).(x) B keeping only the entries `mask` allows (MaskView::none: all; products
+// outside it are dropped before any arithmetic, in both passes), rows sorted. Its device
+// memory beyond A, B and the mask: T and a workspace bounded as spgemm_hash.cu's opening
+// comment states (the row arrays, at most HashSpgemmPolicy::global_pool_bytes of tables
+// and hub_chunk_bytes of hub rows, where no single row needs more). OutOfMemory, before
+// T is allocated, when T and the fill pass's workspace exceed the device's free memory.
 void hash_product(SparseStorage& T, const SparseStorage& A, const SparseStorage& B, const MaskView& mask, RtSemiring sr,
                   const Ctx& c);
 
