@@ -625,8 +625,8 @@ struct CusparseSddmm::Impl {
     if (h) cusparseDestroy(h);
   }
   void call() {
-    BENCH_CUSPARSE(cusparseSDDMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, &alpha, X, Y,
-                                 &beta, S, CUDA_R_32F, CUSPARSE_SDDMM_ALG_DEFAULT, work.get()));
+    BENCH_CUSPARSE(cusparseSDDMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, &alpha, X, Y, &beta,
+                                 S, CUDA_R_32F, CUSPARSE_SDDMM_ALG_DEFAULT, work.get()));
   }
 };
 

@@ -85,7 +85,8 @@ int run(int argc, char** argv) {
   gb::Results results("bench_sddmm", argc, argv);
   const int runs = std::max(1, std::atoi(arg(argc, argv, "--runs", "11").c_str()));
   std::vector<Index> widths;
-  for (const auto& w : gb::split(arg(argc, argv, "--widths", "32,64,128,256"), ',')) widths.push_back(std::atoll(w.c_str()));
+  for (const auto& w : gb::split(arg(argc, argv, "--widths", "32,64,128,256"), ','))
+    widths.push_back(std::atoll(w.c_str()));
   if (!gb::cusparse_available()) {
     std::printf("bench_sddmm: SKIPPED: built without CUDA / cuSPARSE, or no CUDA device\n");
     return 0;
@@ -93,9 +94,10 @@ int run(int argc, char** argv) {
   const geblas::Device gpu = geblas::Device::cuda(0);
   void* stream = geblas::cuda::current_stream(gpu);  // geblas's stream: cuSPARSE and the events use it too
   results.set_device(gb::gpu_name(0));
-  std::printf("# bench_sddmm: %s; S<A> = X Y' (float, plus_times), median of %d one-call samples (CUDA events, after a "
-              "warm-up); cusparse/geblas above 1: geblas faster\n",
-              gb::gpu_name(0).c_str(), runs);
+  std::printf(
+      "# bench_sddmm: %s; S<A> = X Y' (float, plus_times), median of %d one-call samples (CUDA events, after a "
+      "warm-up); cusparse/geblas above 1: geblas faster\n",
+      gb::gpu_name(0).c_str(), runs);
   std::printf("%-24s %4s %10s %10s %11s %9s %9s %-10s  %s\n", "graph", "k", "nnz", "geblas_ms", "cusparse_ms",
               "cus/geb", "GFLOP/s", "variant", "check");
 
@@ -129,9 +131,8 @@ int run(int argc, char** argv) {
       gb::CusparseSddmm ref(A, X, Y, k, stream);
       const double cusparse_ms = ref.time(runs);
       const auto Sh = S.to(geblas::Device::cpu());
-      std::string why = Sh.nvals() == A.nvals() && Sh.col_indices() == A.col_indices()
-                            ? check(A, X, Y, k, Sh.values())
-                            : "pattern differs from A's";
+      std::string why = Sh.nvals() == A.nvals() && Sh.col_indices() == A.col_indices() ? check(A, X, Y, k, Sh.values())
+                                                                                       : "pattern differs from A's";
       if (why.empty()) {
         const std::string c = check(A, X, Y, k, ref.values());
         if (!c.empty()) why = "cuSPARSE: " + c;
@@ -144,9 +145,9 @@ int run(int argc, char** argv) {
         log_sum += std::log(ratio);
         ++count;
       }
-      std::printf("%-24s %4lld %10lld %10.3f %11.3f %9.2f %9.1f %-10s  %s\n", g.name.c_str(),
-                  static_cast<long long>(k), static_cast<long long>(A.nvals()), geblas_ms, cusparse_ms, ratio, gflops,
-                  variant.c_str(), ok ? "ok" : ("WRONG " + why).c_str());
+      std::printf("%-24s %4lld %10lld %10.3f %11.3f %9.2f %9.1f %-10s  %s\n", g.name.c_str(), static_cast<long long>(k),
+                  static_cast<long long>(A.nvals()), geblas_ms, cusparse_ms, ratio, gflops, variant.c_str(),
+                  ok ? "ok" : ("WRONG " + why).c_str());
       std::fflush(stdout);
       const gb::CaseKey key{{"graph", g.name}, {"k", std::to_string(k)}};
       results.add(key, {{"geblas_ms", geblas_ms}, {"cusparse_ms", cusparse_ms}}, "ms");

@@ -291,9 +291,10 @@ def _sddmm_values(g, G, X, **fused):
     """s_e = sum_f G(row_e, f) X(col_e, f) at A's entries by geblas's sampled product (G and
     X contiguous, of one type; A's pattern is the mask, its values and type are not read),
     as a tensor in A's CSR order, on torch's stream."""
-    with _on_stream(G.device):
-        S = _geblas.sddmm(_to_dlpack(G), _to_dlpack(X), g.matrix, "plus_times", **fused)
-        return torch.utils.dlpack.from_dlpack(S._csr()[2])
+    nan = float("nan")
+    v = _geblas._sddmm_values(_to_dlpack(G), _to_dlpack(X), g.matrix, fused.get("scale", nan),
+                              fused.get("leaky_relu", nan), _stream(G.device))
+    return torch.utils.dlpack.from_dlpack(v)
 
 
 def _sddmm(g, G, X):

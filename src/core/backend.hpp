@@ -14,18 +14,18 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/graph_kernels.hpp"
+#include "core/row_stats.hpp"
 #include "geblas/detail/storage.hpp"
 #include "geblas/monoid.hpp"
 #include "geblas/operations/ewise.hpp"
 #include "geblas/operations/sampled_op.hpp"
 #include "geblas/options.hpp"
 #include "geblas/select_op.hpp"
-#include "geblas/unary_op.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/tensor_cores.hpp"
 #include "geblas/trace.hpp"
-#include "core/graph_kernels.hpp"
-#include "core/row_stats.hpp"
+#include "geblas/unary_op.hpp"
 
 namespace geblas::detail {
 

@@ -65,8 +65,8 @@ struct Shape {
 };
 
 template <class T>
-DenseMatrix<T> random_dense(Index rows, Index cols, Layout layout, std::mt19937_64& rng) {
-  std::uniform_int_distribution<int> v(0, 3);
+DenseMatrix<T> random_dense(Index rows, Index cols, Layout layout, std::mt19937_64& rng, int lowest = 0) {
+  std::uniform_int_distribution<int> v(lowest, 3);
   std::vector<T> vals(static_cast<std::size_t>(rows * cols));
   for (std::size_t p = 0; p < vals.size(); ++p) vals[p] = static_cast<T>(v(rng));  // vector<bool> has no T&
   return layout == Layout::row_major ? DenseMatrix<T>::from_row_major(rows, cols, vals)
@@ -119,11 +119,13 @@ T fused(const SampledOp& f, T x) {
   return x;
 }
 
+// lowest: the smallest operand value (negative ones give the leaky ReLU negative entries).
 template <class T>
-std::string run(const Rule& rule, const Shape& s, std::uint64_t seed, bool accumulate, const SampledOp& f = {}) {
+std::string run(const Rule& rule, const Shape& s, std::uint64_t seed, bool accumulate, const SampledOp& f = {},
+                int lowest = 0) {
   std::mt19937_64 rng(seed);
-  const auto A = random_dense<T>(s.transpose_a ? s.k : s.m, s.transpose_a ? s.m : s.k, s.a_layout, rng);
-  const auto B = random_dense<T>(s.transpose_b ? s.n : s.k, s.transpose_b ? s.k : s.n, s.b_layout, rng);
+  const auto A = random_dense<T>(s.transpose_a ? s.k : s.m, s.transpose_a ? s.m : s.k, s.a_layout, rng, lowest);
+  const auto B = random_dense<T>(s.transpose_b ? s.n : s.k, s.transpose_b ? s.k : s.n, s.b_layout, rng, lowest);
   const auto M = random_mask<T>(s.m, s.n, rng);
   const auto C0 = random_mask<T>(s.m, s.n, rng);  // the old C of the accumulating case
   const auto a = [&](Index i, Index q) { return s.transpose_a ? A.at(q, i) : A.at(i, q); };
@@ -211,8 +213,8 @@ TEMPLATE_TEST_CASE("mxm dense x dense with a sparse C: the product at the mask's
     for (const Rule& rule : {arithmetic_rules()[0], arithmetic_rules()[3]})
       for (const Shape& s : shapes()) {
         INFO("fused op " << int(f.kind) << " alpha " << f.alpha << ", " << rule.name << ", k " << s.k);
-        CHECK(run<TestType>(rule, s, ++seed, false, f) == "");
-        CHECK(run<TestType>(rule, s, ++seed, true, f) == "");
+        CHECK(run<TestType>(rule, s, ++seed, false, f, -3) == "");
+        CHECK(run<TestType>(rule, s, ++seed, true, f, -3) == "");
       }
 }
 

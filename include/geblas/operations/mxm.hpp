@@ -148,8 +148,8 @@ void mxm(DenseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S 
 // float plus_times entry may differ from the CPU's by rounding (exact for integers, min
 // and max).
 template <Scalar T, class S>
-void mxm(SparseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
-         const Options& options = {}, const SampledOp& f = {}) {
+void mxm(SparseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring, const Options& options = {},
+         const SampledOp& f = {}) {
   detail::check_semiring_type<S, T>();
   static_assert(BuiltinSemiring<S>,
                 "geblas::mxm: the sampled dense x dense product (sparse C) takes the built-in "

@@ -178,14 +178,15 @@ void mxm_sampled(SparseStorage& T, const DenseStorage& A, const DenseStorage& B,
   if (kdim == 0 || M.nvals == 0) {
     // no inner terms: no entry has a term, so the product has none
     T = new_sparse(m, n, 0, A.type, c.device);
-    GEBLAS_CUDA_CHECK(cudaMemsetAsync(T.row_offsets.data(), 0, static_cast<std::size_t>(m + 1) * sizeof(Index), c.stream));
+    GEBLAS_CUDA_CHECK(
+        cudaMemsetAsync(T.row_offsets.data(), 0, static_cast<std::size_t>(m + 1) * sizeof(Index), c.stream));
     rec.variant = "empty";
     rec.reason = kdim == 0 ? "inner dimension 0: no entry has a term" : "the mask has no entries";
     return;
   }
   const bool structural = o.mask.structural();
-  const SampleView sv{M.row_offsets.as<Index>(), M.col_indices.as<ColIndex>(), m, M.nvals, structural, M.type,
-                      M.values.data()};
+  const SampleView sv{
+      M.row_offsets.as<Index>(), M.col_indices.as<ColIndex>(), m, M.nvals, structural, M.type, M.values.data()};
   // A structural mask's entries are T's: the values are written into T in place. A value
   // mask's go to a temporary that the compaction reads.
   RawBuffer dropped;
