@@ -52,6 +52,19 @@ struct SampleView {
   __device__ bool keeps(Index p) const { return structural || value_nonzero(type, values, p); }
 };
 
+// The row of mask entry p, searched forward from `lo`, a row at or before it: galloping
+// steps first, so that the next entry of the same or a near row (the common case, one
+// step of a group) costs one or two reads instead of a binary search over every row.
+__device__ inline Index row_from(const Index* ro, Index nrows, Index p, Index lo) {
+  Index step = 1, hi = lo + 1;
+  while (hi < nrows && ro[hi] <= p) {  // ro[lo] <= p throughout
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  return row_of_entry(ro, hi < nrows ? hi : nrows, p, lo);
+}
+
 // The lanes of the calling thread's group within its warp, for the shuffles.
 template <int G>
 __device__ inline unsigned group_lanes() {
@@ -76,8 +89,8 @@ __global__ void __launch_bounds__(SddmmPolicy::threads)
   const Index groups = Index(gridDim.x) * (SddmmPolicy::threads / G);
   Index i = 0;
   for (Index p = (Index(blockIdx.x) * blockDim.x + threadIdx.x) / G; p < s.nvals; p += groups) {
-    i = row_of_entry(s.ro, s.nrows, p, i);  // p only grows: the last row is a lower bound
-    if (!s.keeps(p)) continue;              // the same for the whole group
+    i = row_from(s.ro, s.nrows, p, i);  // p only grows: the last row is a lower bound
+    if (!s.keeps(p)) continue;          // the same for the whole group
     const float* ar = a + i * lda;
     const float* br = b + static_cast<Index>(s.ci[p]) * ldb;
     float acc = 0.0f;
@@ -119,7 +132,7 @@ __global__ void __launch_bounds__(SddmmPolicy::threads)
   const Index k = a.ncols;
   Index i = 0;
   for (Index p = (Index(blockIdx.x) * blockDim.x + threadIdx.x) / G; p < s.nvals; p += groups) {
-    i = row_of_entry(s.ro, s.nrows, p, i);
+    i = row_from(s.ro, s.nrows, p, i);
     if (!s.keeps(p)) continue;
     const Index j = s.ci[p];
     bool has = false;
