@@ -204,7 +204,11 @@ void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, Semirin
   begin_dispatch(op, be.name);
   SparseStorage T;
   required(be.mxm_sampled, op, dev)(T, A, B, s, o, f);
-  required(be.write_sparse, "mask/accumulate", dev)(C, T, o);
+  // T holds only entries the mask allows: without an accumulator, into an empty C or with
+  // replace, C<M> = T is T itself, and the write-back's merge (a mask search per entry)
+  // is skipped; that is every call of a fresh result (geblas.sddmm, geblas.torch.sddmm).
+  if (o.accum.empty() && (C.nvals == 0 || o.replace)) C = std::move(T);
+  else required(be.write_sparse, "mask/accumulate", dev)(C, T, o);
   end_dispatch();
 }
 

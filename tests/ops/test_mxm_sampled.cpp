@@ -223,6 +223,38 @@ TEST_CASE("mxm dense x dense with a sparse C: bool over lor_land", "[mxm][sample
   for (const Shape& s : shapes()) CHECK(run<bool>({"lor_land", Add::lor, Mul::land}, s, ++seed, false) == "");
 }
 
+TEST_CASE("mxm dense x dense with a sparse C: into a C that has entries, without an accumulator", "[mxm][sampled]") {
+  // C<M> = T keeps C's entries where M does not allow a write (absent from M, or zero in a
+  // value mask), and drops them with replace; where M allows one, C becomes T
+  std::mt19937_64 rng(77);
+  const Index m = 21, n = 17, k = 6;
+  const auto A = random_dense<float>(m, k, Layout::row_major, rng, -3);
+  const auto B = random_dense<float>(n, k, Layout::row_major, rng, -3);
+  const auto M = random_mask<float>(m, n, rng), C0 = random_mask<float>(m, n, rng);
+  const auto Md = M.to(device());
+  const auto Ad = A.to(device()), Bd = B.to(device());
+  for (const bool replace : {false, true})
+    for (const bool structural : {false, true}) {
+      INFO((replace ? "replace" : "keep") << (structural ? ", structural" : ", value") << " mask");
+      std::map<std::pair<Index, Index>, float> want;
+      const auto mask = entries_of(M);
+      for (const auto& [ij, v] : entries_of(C0)) {
+        const auto in = mask.find(ij);
+        if (!replace && (in == mask.end() || (!structural && in->second == 0.0f))) want[ij] = v;
+      }
+      for (const auto& [ij, mv] : mask) {
+        if (!structural && mv == 0.0f) continue;
+        float acc = 0;
+        for (Index q = 0; q < k; ++q) acc += A.at(ij.first, q) * B.at(ij.second, q);
+        want[ij] = acc;
+      }
+      SparseMatrix<float> C = C0.to(device());
+      mxm(C, Ad, Bd, semiring::plus_times<float>{},
+          {.mask = structural ? Mask::structure(Md) : Mask(Md), .replace = replace, .transpose_b = true});
+      CHECK(entries_of(C) == want);
+    }
+}
+
 TEST_CASE("mxm dense x dense with a sparse C: the cases it refuses", "[mxm][sampled]") {
   const auto A = DenseMatrix<float>(4, 3, device()), B = DenseMatrix<float>(3, 5, device());
   const auto M = SparseMatrix<float>::from_tuples(4, 5, {{1, 2, 1.0f}}).to(device());
