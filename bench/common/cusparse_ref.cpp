@@ -609,6 +609,80 @@ CusparseSpgemm::Timing CusparseSpgemm::time(const std::string& name, int runs) {
 
 const SparseMatrix<float>* CusparseSpgemm::result() const { return p_->last.get(); }
 
+struct CusparseSddmm::Impl {
+  cudaStream_t stream = nullptr;
+  cusparseHandle_t h = nullptr;
+  DeviceBuffer off, col, val, x, y, work;
+  cusparseSpMatDescr_t S = nullptr;
+  cusparseDnMatDescr_t X = nullptr, Y = nullptr;
+  std::int64_t nnz = 0;
+  static constexpr float alpha = 1, beta = 0;
+
+  ~Impl() {
+    if (S) cusparseDestroySpMat(S);
+    if (X) cusparseDestroyDnMat(X);
+    if (Y) cusparseDestroyDnMat(Y);
+    if (h) cusparseDestroy(h);
+  }
+  void call() {
+    BENCH_CUSPARSE(cusparseSDDMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, &alpha, X, Y, &beta,
+                                 S, CUDA_R_32F, CUSPARSE_SDDMM_ALG_DEFAULT, work.get()));
+  }
+};
+
+CusparseSddmm::CusparseSddmm(const SparseMatrix<float>& P, const std::vector<float>& X, const std::vector<float>& Y,
+                             Index k, void* stream)
+    : p_(std::make_unique<Impl>()) {
+  if (P.device().is_cuda()) throw std::runtime_error("CusparseSddmm wants a host CSR pattern");
+  if (P.nvals() >= (std::int64_t{1} << 31)) throw std::runtime_error("CusparseSddmm: more than 2^31 entries");
+  if (static_cast<Index>(X.size()) != P.nrows() * k || static_cast<Index>(Y.size()) != P.ncols() * k)
+    throw std::runtime_error("CusparseSddmm: X must be nrows x k and Y ncols x k");
+  Impl& q = *p_;
+  q.stream = static_cast<cudaStream_t>(stream);
+  q.nnz = P.nvals();
+  const auto ro = P.row_offsets();
+  const std::vector<int> off32(ro.begin(), ro.end());
+  const auto ci = P.col_indices();
+  q.off = DeviceBuffer(off32.size() * sizeof(int));
+  q.col = DeviceBuffer(ci.size() * sizeof(ColIndex));
+  q.val = DeviceBuffer(ci.size() * sizeof(float));
+  q.x = DeviceBuffer(X.size() * sizeof(float));
+  q.y = DeviceBuffer(Y.size() * sizeof(float));
+  BENCH_CUDA(cudaMemcpy(q.off.get(), off32.data(), off32.size() * sizeof(int), cudaMemcpyHostToDevice));
+  if (!ci.empty()) BENCH_CUDA(cudaMemcpy(q.col.get(), ci.data(), ci.size() * sizeof(ColIndex), cudaMemcpyHostToDevice));
+  if (!X.empty()) BENCH_CUDA(cudaMemcpy(q.x.get(), X.data(), X.size() * sizeof(float), cudaMemcpyHostToDevice));
+  if (!Y.empty()) BENCH_CUDA(cudaMemcpy(q.y.get(), Y.data(), Y.size() * sizeof(float), cudaMemcpyHostToDevice));
+  BENCH_CUSPARSE(cusparseCreateCsr(&q.S, P.nrows(), P.ncols(), P.nvals(), q.off.get(), q.col.get(), q.val.get(),
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+  BENCH_CUSPARSE(cusparseCreateDnMat(&q.X, P.nrows(), k, k, q.x.get(), CUDA_R_32F, CUSPARSE_ORDER_ROW));
+  BENCH_CUSPARSE(cusparseCreateDnMat(&q.Y, P.ncols(), k, k, q.y.get(), CUDA_R_32F, CUSPARSE_ORDER_ROW));
+  BENCH_CUSPARSE(cusparseCreate(&q.h));
+  BENCH_CUSPARSE(cusparseSetStream(q.h, q.stream));
+  std::size_t bytes = 0;
+  BENCH_CUSPARSE(cusparseSDDMM_bufferSize(q.h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
+                                          &Impl::alpha, q.X, q.Y, &Impl::beta, q.S, CUDA_R_32F,
+                                          CUSPARSE_SDDMM_ALG_DEFAULT, &bytes));
+  q.work = DeviceBuffer(bytes);
+  BENCH_CUDA(cudaDeviceSynchronize());  // the uploads ran on the legacy stream
+  BENCH_CUSPARSE(cusparseSDDMM_preprocess(q.h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
+                                          &Impl::alpha, q.X, q.Y, &Impl::beta, q.S, CUDA_R_32F,
+                                          CUSPARSE_SDDMM_ALG_DEFAULT, q.work.get()));
+  BENCH_CUDA(cudaStreamSynchronize(q.stream));
+}
+
+CusparseSddmm::~CusparseSddmm() = default;
+
+double CusparseSddmm::time(int runs) {
+  return event_median_ms(p_->stream, runs, [&] { p_->call(); });
+}
+
+std::vector<float> CusparseSddmm::values() const {
+  std::vector<float> v(static_cast<std::size_t>(p_->nnz));
+  BENCH_CUDA(cudaStreamSynchronize(p_->stream));
+  if (!v.empty()) BENCH_CUDA(cudaMemcpy(v.data(), p_->val.get(), v.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return v;
+}
+
 }  // namespace geblas::bench
 
 #else
@@ -637,6 +711,14 @@ CusparseSpgemm::Timing CusparseSpgemm::time(const std::string&, int) {
   throw std::runtime_error("built without cuSPARSE");
 }
 const SparseMatrix<float>* CusparseSpgemm::result() const { return nullptr; }
+struct CusparseSddmm::Impl {};
+CusparseSddmm::CusparseSddmm(const SparseMatrix<float>&, const std::vector<float>&, const std::vector<float>&, Index,
+                             void*) {
+  throw std::runtime_error("built without cuSPARSE");
+}
+CusparseSddmm::~CusparseSddmm() = default;
+double CusparseSddmm::time(int) { throw std::runtime_error("built without cuSPARSE"); }
+std::vector<float> CusparseSddmm::values() const { return {}; }
 }  // namespace geblas::bench
 
 #endif

@@ -5,7 +5,8 @@
 // CSR algorithms, ALG3's preprocessing outside the timing) and csr2csc (the transpose a
 // pull-style algorithm has to build). Also the device's copy bandwidth, the memory floor
 // of bench_spmm, and cusparseSpGEMM (CusparseSpgemm: sparse x sparse, the baseline of
-// bench_spgemm --device cuda). Every CUDA / cuSPARSE call is checked (std::runtime_error).
+// bench_spgemm --device cuda), and cusparseSDDMM (CusparseSddmm: the sampled product,
+// the baseline of bench_sddmm). Every CUDA / cuSPARSE call is checked (std::runtime_error).
 #pragma once
 
 #include <functional>
@@ -91,6 +92,30 @@ class CusparseSpgemm {
   // sorted by column (the check compares entry by entry); nullptr when that call failed
   // before it had one.
   const SparseMatrix<float>* result() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> p_;
+};
+
+// S<P> = X * Y' by cusparseSDDMM (CSR with P's pattern, 32-bit indices, float,
+// CUSPARSE_SDDMM_ALG_DEFAULT, alpha 1, beta 0): X (m x k) and Y (n x k) row-major, read as
+// op(B) = Y' (CUSPARSE_OPERATION_TRANSPOSE). Everything is uploaded and described once,
+// the work buffer (cusparseSDDMM_bufferSize) allocated once and cusparseSDDMM_preprocess
+// run once in the constructor; time() is the median of cusparseSDDMM calls alone, into
+// that buffer, on `stream` (a cudaStream_t as void*).
+class CusparseSddmm {
+ public:
+  CusparseSddmm(const SparseMatrix<float>& pattern, const std::vector<float>& X, const std::vector<float>& Y, Index k,
+                void* stream);
+  ~CusparseSddmm();
+  CusparseSddmm(const CusparseSddmm&) = delete;
+  CusparseSddmm& operator=(const CusparseSddmm&) = delete;
+
+  // Median milliseconds of `runs` calls (CUDA events), after one warm-up call.
+  double time(int runs);
+  // The values of the last call, in P's CSR order.
+  std::vector<float> values() const;
 
  private:
   struct Impl;

@@ -8,7 +8,8 @@ out); with geblas objects only, as NumPy on the CPU and as torch tensors on a GP
 
 ``geblas.sddmm(X, Y, pattern)`` is the sampled product: <x_i, y_j> (any semiring) at the
 entries of the Matrix ``pattern`` only (``mxm`` of two arrays into a Matrix ``out=`` with
-a sparse mask is the same product).
+a sparse mask is the same product); ``scale=alpha`` or ``leaky_relu=slope`` applies that
+op to each entry as it is written (on the CPU and the GPU).
 
 Operations keep the names of the C++ API (mxm, mxv, vxm, ewise_add, ewise_mult, apply,
 select, reduce, transpose, extract, extract_column, assign, convert) and take its

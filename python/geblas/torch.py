@@ -17,8 +17,13 @@ int64 key ordered like the float, and one int64 max_min (min_max) SpMM over A yi
 value and its argument together; otherwise the winner is found after the forward by
 comparing every edge's term with the result (O(nnz x f) memory, like PyG's gather +
 scatter). The gradient of A's
-values (sum only) is the SDDMM grad . X' sampled at A's pattern, done in torch by edge
-chunks (geblas has no SDDMM kernel yet).
+values (sum only) is the SDDMM grad . X' sampled at A's pattern: geblas's sampled product
+(one kernel on a GPU) for the types it has, torch by edge chunks for float16 / bfloat16.
+
+``sddmm(A, X, Y)`` is that product on its own: s_e = <X(row_e, :), Y(col_e, :)> for every
+stored entry e of A, a 1-D tensor in A's CSR order (the attention scores of a graph
+layer), with gradients dX = S_grad Y and dY = S_grad' X (two SpMMs over A's pattern with
+the gradient as values); ``scale=`` or ``leaky_relu=`` fuses that op into the forward.
 
 Streams: every geblas call here runs on torch's current stream of the tensors' device
 (geblas::cuda::StreamGuard), so it is ordered with the torch work before and after it
@@ -167,13 +172,7 @@ def _graph_of(A, values=None):
         # A's pattern with other values (e.g. learned edge weights): the same index arrays,
         # borrowed, and the caller's values in place.
         _check_values(values, g.cols.numel(), g.device)
-        with _on_stream(values.device):
-            m = _geblas._matrix_from_csr(g.nrows, g.ncols, g.indptr, g.cols32, values.detach(), False, False)
-        h = _Graph.__new__(_Graph)
-        h.__dict__.update(g.__dict__)  # the pattern's arrays and degrees are shared
-        h.matrix, h.values, h._unit, h._keys = m, values.detach(), None, {}
-        h.dtype = m.dtype
-        return h, values
+        return _with_values(g, values), values
     if isinstance(A, torch.Tensor) and A.layout in (torch.sparse_csr, torch.sparse_coo):
         if A.layout == torch.sparse_coo:
             A = A.coalesce().to_sparse_csr()
@@ -284,8 +283,26 @@ def _max_search(g, X, reduce):
     return Y, arg, weight
 
 
+# The value types geblas's sampled product computes in (its 16-bit types are SpMM-only).
+_SDDMM_DTYPES = (torch.float32, torch.float64, torch.int32, torch.int64)
+
+
+def _sddmm_values(g, G, X, **fused):
+    """s_e = sum_f G(row_e, f) X(col_e, f) at A's entries by geblas's sampled product (G and
+    X contiguous, of one type; A's pattern is the mask, its values and type are not read),
+    as a tensor in A's CSR order, on torch's stream."""
+    nan = float("nan")
+    v = _geblas._sddmm_values(_to_dlpack(G), _to_dlpack(X), g.matrix, fused.get("scale", nan),
+                              fused.get("leaky_relu", nan), _stream(G.device))
+    return torch.utils.dlpack.from_dlpack(v)
+
+
 def _sddmm(g, G, X):
-    """d values(e) = sum_f G(row_e, f) X(col_e, f), by edge chunks."""
+    """d values(e) = sum_f G(row_e, f) X(col_e, f): geblas's sampled product where it has
+    the type; torch by edge chunks for float16 / bfloat16, which geblas computes only in
+    SpMM."""
+    if G.dtype in _SDDMM_DTYPES and G.dtype == X.dtype:
+        return _sddmm_values(g, G.contiguous(), X.contiguous())
     E, F = g.cols.numel(), X.shape[1]
     out = torch.empty(E, dtype=X.dtype, device=X.device)
     chunk = max(1, _EDGE_CHUNK_ELEMENTS // max(F, 1))
@@ -387,3 +404,85 @@ def spmm(A, X, reduce="sum", values=None):
         # a call). Its result is what apply returns then: a tensor without grad_fn.
         return _forward(g, X.detach() if X.requires_grad else X, reduce, False)[0]
     return SpMM.apply(values, X, g, reduce, record_arg)
+
+
+class _Sddmm(torch.autograd.Function):
+    """s = <X(row_e, :), Y(col_e, :)> at A's entries, with the SpMM gradients."""
+
+    @staticmethod
+    def forward(ctx, X, Y, g, fused):
+        Xd, Yd = X.detach(), Y.detach()
+        S = _sddmm_values(g, Xd, Yd, **fused)
+        ctx.save_for_backward(Xd, Yd, S if fused else torch.empty(0))
+        ctx.g, ctx.fused = g, fused
+        return S
+
+    @staticmethod
+    def backward(ctx, grad):
+        Xd, Yd, S = ctx.saved_tensors
+        g = ctx.g
+        grad = grad.contiguous()
+        # the fused op's derivative: alpha for scale; for leaky ReLU the slope where the
+        # output is negative (sddmm takes a positive slope when a gradient is wanted, so
+        # the output has its input's sign)
+        if "scale" in ctx.fused:
+            grad = grad * ctx.fused["scale"]
+        elif "leaky_relu" in ctx.fused:
+            slope = ctx.fused["leaky_relu"]
+            grad = torch.where(S < 0, grad * slope, grad)
+        d_x = d_y = None
+        hg = _with_values(g, grad)
+        if ctx.needs_input_grad[0]:
+            d_x = _spmm_plain(hg, Yd, "plus_times")
+        if ctx.needs_input_grad[1]:
+            d_y = _spmm_plain(hg, Xd, "plus_times", transpose=True)
+        return d_x, d_y, None, None
+
+
+def _with_values(g, values):
+    """A _Graph of g's pattern with `values` (1-D, A's CSR order) as its values: the same
+    index arrays, borrowed, and the caller's values in place."""
+    with _on_stream(values.device):
+        m = _geblas._matrix_from_csr(g.nrows, g.ncols, g.indptr, g.cols32, values.detach(), False, False)
+    h = _Graph.__new__(_Graph)
+    h.__dict__.update(g.__dict__)  # the pattern's arrays and degrees are shared
+    h.matrix, h.values, h._unit, h._keys = m, values.detach(), None, {}
+    h.dtype = m.dtype
+    return h
+
+
+def sddmm(A, X, Y, scale=None, leaky_relu=None):
+    """s_e = f(<X(row_e, :), Y(col_e, :)>) for every stored entry e = (row_e, col_e) of A
+    (a geblas.Matrix or a torch sparse CSR / COO tensor; its values are not read), as a
+    1-D tensor in A's CSR order; f is the identity, scale (s * alpha) or leaky_relu (the
+    negative slope). X is nrows(A) x F and Y ncols(A) x F, dense on A's device, of one
+    type geblas's sampled product has (float32, float64, int32, int64); gradients flow to
+    X and Y (dX = S_grad Y, dY = S_grad' X, geblas SpMMs)."""
+    if scale is not None and leaky_relu is not None:
+        raise _g.InvalidValue("geblas.torch.sddmm: scale= and leaky_relu= are one fused op each; give one")
+    g, _ = _graph_of(A)
+    for name, T, n in (("X", X, g.nrows), ("Y", Y, g.ncols)):
+        if not isinstance(T, torch.Tensor) or T.layout != torch.strided or T.dim() != 2:
+            raise _g.DimensionMismatch(f"geblas.torch.sddmm: {name} must be a 2-D dense tensor")
+        if T.device != g.device:
+            raise _g.DeviceMismatch(f"geblas.torch.sddmm: {name} is on {T.device} but A is on {g.device}")
+        if T.shape[0] != n:
+            raise _g.DimensionMismatch(f"geblas.torch.sddmm: A is {g.nrows} x {g.ncols} but {name} has "
+                                       f"{T.shape[0]} rows (want {n})")
+    if X.shape[1] != Y.shape[1]:
+        raise _g.DimensionMismatch(f"geblas.torch.sddmm: X has {X.shape[1]} columns but Y has {Y.shape[1]}")
+    if X.dtype != Y.dtype or X.dtype not in _SDDMM_DTYPES:
+        raise _g.DomainMismatch(f"geblas.torch.sddmm: X and Y must share one of {_SDDMM_DTYPES}, got "
+                                f"{X.dtype} and {Y.dtype}")
+    fused = {}
+    if scale is not None:
+        fused["scale"] = float(scale)
+    if leaky_relu is not None:
+        fused["leaky_relu"] = float(leaky_relu)
+    X, Y = X.contiguous(), Y.contiguous()
+    if torch.is_grad_enabled() and (X.requires_grad or Y.requires_grad):
+        if leaky_relu is not None and not leaky_relu > 0:
+            raise _g.InvalidValue("geblas.torch.sddmm: the gradient through leaky_relu= needs a positive slope "
+                                  f"(the output's sign then tells the input's), got {leaky_relu}")
+        return _Sddmm.apply(X, Y, g, fused)
+    return _sddmm_values(g, X.detach(), Y.detach(), **fused)

@@ -4,6 +4,8 @@
 #include <memory>
 #include <optional>
 
+#include <variant>
+
 #include "common.hpp"
 
 namespace geblas::python {
@@ -81,6 +83,36 @@ void bind_interop(py::module_& m) {
         finish_dense(Y, [&](DenseStorage& ys) { lib::mxm(ys, A.s(), X.dense, sid, o); });
       },
       py::arg("A"), py::arg("X"), py::arg("Y"), py::arg("semiring"), py::arg("transpose_a"), py::arg("stream"));
+  m.def(
+      "_sddmm_values",
+      [](const py::object& x, const py::object& y, const py::object& pattern, double scale, double leaky_relu,
+         const py::object& stream) {
+        // geblas.torch's sampled product: s_e = f(<X(row_e, :), Y(col_e, :)>) (plus_times) at
+        // the entries of `pattern`, its structure as the mask, returned as the result's values
+        // alone (1-D, pattern's CSR order; the buffer is handed over, not copied), on
+        // `stream` as _spmm. f: scale when `scale` is not NaN, else leaky ReLU when
+        // `leaky_relu` is not NaN, else the identity.
+        PyMatrix& P = matrix_arg(pattern, "pattern", "_sddmm_values");
+        std::optional<cuda::StreamGuard> on;
+        enter_stream(on, P.s().device, stream);
+        Operand X = operand(x, "X"), Y = operand(y, "Y");
+        if (X.kind != Operand::Kind::dense || Y.kind != Operand::Kind::dense)
+          throw DimensionMismatch("_sddmm_values: X and Y must be 2-D arrays");
+        SampledOp f;
+        if (scale == scale) f = SampledOp::scale(scale);
+        else if (leaky_relu == leaky_relu) f = SampledOp::leaky_relu(leaky_relu);
+        Options o;
+        o.transpose_b = true;
+        o.mask = std::visit([](const auto& M) { return Mask::structure(M); }, P.typed_matrix());
+        SparseStorage C = lib::make_sparse(P.s().nrows, P.s().ncols, X.dense.type, P.s().device);
+        {
+          py::gil_scoped_release nogil;
+          lib::mxm(C, X.dense, Y.dense, SemiringId::plus_times, o, f);
+        }
+        const Index nvals = C.nvals;
+        return Exported(std::move(C.values), C.type, {nvals}, {1});
+      },
+      py::arg("X"), py::arg("Y"), py::arg("pattern"), py::arg("scale"), py::arg("leaky_relu"), py::arg("stream"));
   m.def(
       "_spmm_arg",
       [](const py::object& a, const py::object& x, const py::object& y, const py::object& arg,

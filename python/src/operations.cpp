@@ -68,7 +68,8 @@ py::object op_mxm(py::object a, py::object b, py::object semiring_obj, py::objec
 
 // sddmm(X, Y, pattern): the sampled product X (+).(x) Y' at the entries of `pattern` (its
 // structure), as a new Matrix with pattern's shape or into out; transpose_b=False takes Y
-// as k x n instead.
+// as k x n instead. scale=alpha or leaky_relu=slope fuses that op into the write of each
+// entry (geblas::SampledOp).
 py::object op_sddmm(py::object x, py::object y, py::object pattern, const std::string& semiring, py::object out,
                     py::kwargs kw) {
   Operand A = operand(x, "X"), B = operand(y, "Y");
@@ -79,6 +80,16 @@ py::object op_sddmm(py::object x, py::object y, py::object pattern, const std::s
     if (kw.contains(taken))
       throw InvalidValue(std::string("sddmm: the pattern is the mask; ") + taken + "= is not taken");
   const SemiringId sid = semiring_from_string(semiring.c_str());
+  SampledOp f;
+  for (const char* name : {"scale", "leaky_relu"}) {
+    if (!kw.contains(name)) continue;
+    const py::object v = kw.attr("pop")(name);
+    if (v.is_none()) continue;
+    if (f.kind != SampledOp::Kind::identity)
+      throw InvalidValue("sddmm: scale= and leaky_relu= are one fused op each; give one of them");
+    const double alpha = v.cast<double>();
+    f = std::string(name) == "scale" ? SampledOp::scale(alpha) : SampledOp::leaky_relu(alpha);
+  }
   CallOptions c;
   parse_options(c, kw, A.type(), "sddmm");
   if (!kw.contains("transpose_b")) c.o.transpose_b = true;
@@ -86,7 +97,7 @@ py::object op_sddmm(py::object x, py::object y, py::object pattern, const std::s
   c.o.mask = std::visit([](const auto& M) { return Mask::structure(M); }, P.typed_matrix());
   const Index m = rows_of(A, c.o.transpose_a), n = cols_of(B, c.o.transpose_b);
   return sparse_result(out, m, n, A.type(), A.device(), "sddmm",
-                       [&](SparseStorage& cs) { lib::mxm(cs, A.dense, B.dense, sid, c.o); });
+                       [&](SparseStorage& cs) { lib::mxm(cs, A.dense, B.dense, sid, c.o, f); });
 }
 
 py::object op_mxv(py::object a, py::object u_obj, const std::string& semiring, py::object out, py::kwargs kw,

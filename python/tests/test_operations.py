@@ -273,6 +273,32 @@ def test_sddmm_scores_on_the_pattern(rng):
     np.testing.assert_allclose(out.to_scipy().tocoo().data, got.data, rtol=1e-12)
 
 
+def test_sddmm_fused_ops(rng):
+    # scale= and leaky_relu= applied to each computed entry, against NumPy on every entry
+    X, Y = rng.standard_normal((40, 16)), rng.standard_normal((35, 16))
+    P = random_csr(rng, 40, 35, 0.25)
+    want = P.tocoo()
+    dots = np.einsum("ek,ek->e", X[want.row], Y[want.col])
+    assert (dots < 0).any() and (dots > 0).any()
+    M = geblas.Matrix.from_scipy(P)
+    got = geblas.sddmm(X, Y, M, scale=0.25).to_scipy().tocoo()
+    np.testing.assert_array_equal(np.stack([got.row, got.col]), np.stack([want.row, want.col]))
+    np.testing.assert_allclose(got.data, 0.25 * dots, rtol=1e-12)
+    got = geblas.sddmm(X, Y, M, leaky_relu=0.2).to_scipy().tocoo()
+    np.testing.assert_allclose(got.data, np.where(dots < 0, 0.2 * dots, dots), rtol=1e-12)
+    # float32, and an integer product with an integral alpha (exact)
+    got = geblas.sddmm(X.astype(np.float32), Y.astype(np.float32), M, leaky_relu=0.5).to_scipy().tocoo()
+    np.testing.assert_allclose(got.data, np.where(dots < 0, 0.5 * dots, dots), rtol=1e-5, atol=1e-5)
+    Xi, Yi = rng.integers(-3, 4, (40, 16)).astype(np.int32), rng.integers(-3, 4, (35, 16)).astype(np.int32)
+    got = geblas.sddmm(Xi, Yi, M, scale=-3).to_scipy().tocoo()
+    np.testing.assert_array_equal(got.data, -3 * np.einsum("ek,ek->e", Xi[want.row].astype(np.int64),
+                                                           Yi[want.col].astype(np.int64)))
+    with pytest.raises(geblas.InvalidValue):
+        geblas.sddmm(Xi, Yi, M, scale=0.5)  # not exact in int32
+    with pytest.raises(geblas.InvalidValue):
+        geblas.sddmm(X, Y, M, scale=2.0, leaky_relu=0.1)
+
+
 def test_sddmm_refuses_what_it_cannot_do(rng):
     X, Y = rng.standard_normal((4, 3)), rng.standard_normal((5, 3))
     P = geblas.Matrix.from_scipy(random_csr(rng, 4, 5, 0.5))

@@ -14,17 +14,18 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/graph_kernels.hpp"
+#include "core/row_stats.hpp"
 #include "geblas/detail/storage.hpp"
 #include "geblas/monoid.hpp"
 #include "geblas/operations/ewise.hpp"
+#include "geblas/operations/sampled_op.hpp"
 #include "geblas/options.hpp"
 #include "geblas/select_op.hpp"
-#include "geblas/unary_op.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/tensor_cores.hpp"
 #include "geblas/trace.hpp"
-#include "core/graph_kernels.hpp"
-#include "core/row_stats.hpp"
+#include "geblas/unary_op.hpp"
 
 namespace geblas::detail {
 
@@ -164,8 +165,10 @@ struct Backend {
   // The sampled dense x dense product (SDDMM): T = op(A) (+).(x) op(B) at the entries the
   // sparse, uncomplemented mask o.mask lists (every stored one when structural, the
   // nonzero ones otherwise), in M's order; op() is o.transpose_a / o.transpose_b, read in
-  // place (no transposed copy). No other entry is computed.
-  void (*mxm_sampled)(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o);
+  // place (no transposed copy), and f applied to each computed entry. No other entry is
+  // computed. f has been checked against T's type (SampledOp's rules).
+  void (*mxm_sampled)(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o,
+                      const SampledOp& f);
 
   // Row-length statistics of A (max, empty rows, mean, standard deviation).
   void (*row_stats)(RowStats& out, const SparseStorage& A);

@@ -3,6 +3,7 @@
 // into C when no mask is given and the accumulator (if any) is the semiring's own add,
 // which is the case a GNN layer or a PageRank step hits. Sparse x dense is also the one
 // operation on half / bfloat16 (core/mxm_16bit.cpp).
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -170,10 +171,28 @@ void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, Semiring
   product_and_write(Form::dense_dense, C, A, B, s, o, &Backend::mxm_dense_dense);
 }
 
-void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
+namespace {
+
+// SampledOp's rules (sampled_op.hpp): alpha must be exact in an integer T, and bool has
+// no scaling.
+void check_sampled_op(const char* op, const SampledOp& f, TypeId t) {
+  if (f.kind == SampledOp::Kind::identity) return;
+  if (t == TypeId::boolean)
+    throw InvalidValue(std::string(op) + ": a bool product takes only the identity op (no scale or leaky ReLU)");
+  if ((t == TypeId::int32 || t == TypeId::int64) &&
+      !(std::isfinite(f.alpha) && f.alpha == std::trunc(f.alpha) && std::fabs(f.alpha) < 9.0e15))
+    throw InvalidValue(std::string(op) + ": an integer product needs an integral alpha, got " +
+                       std::to_string(f.alpha));
+}
+
+}  // namespace
+
+void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o,
+         const SampledOp& f) {
   const char* op = "mxm(dense x dense, sparse C)";
   check_semiring(op, s, C.type);
   check_product(op, C, A, B, C.type, o);
+  check_sampled_op(op, f, C.type);
   const Device dev = C.device;
   // The product is computed only where the mask lists an entry: without such a mask every
   // one of the m x n entries would be stored, which is the dense-output mxm's job.
@@ -184,8 +203,12 @@ void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, Semirin
   const Backend& be = backend_for(dev);
   begin_dispatch(op, be.name);
   SparseStorage T;
-  required(be.mxm_sampled, op, dev)(T, A, B, s, o);
-  required(be.write_sparse, "mask/accumulate", dev)(C, T, o);
+  required(be.mxm_sampled, op, dev)(T, A, B, s, o, f);
+  // T holds only entries the mask allows: without an accumulator, into an empty C or with
+  // replace, C<M> = T is T itself, and the write-back's merge (a mask search per entry)
+  // is skipped; that is every call of a fresh result (geblas.sddmm, geblas.torch.sddmm).
+  if (o.accum.empty() && (C.nvals == 0 || o.replace)) C = std::move(T);
+  else required(be.write_sparse, "mask/accumulate", dev)(C, T, o);
   end_dispatch();
 }
 

@@ -123,12 +123,15 @@ void mxm_dense_dense(DenseStorage& T, const DenseStorage& A, const DenseStorage&
   current_dispatch().variant = "dense";
 }
 
-void mxm_sampled(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o) {
+void mxm_sampled(SparseStorage& T, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o,
+                 const SampledOp& f) {
   const MaskRows mask(o.mask);
   const Index m = o.transpose_a ? A.ncols : A.nrows, n = o.transpose_b ? B.nrows : B.ncols;
   const Index kdim = o.transpose_a ? A.nrows : A.ncols;
   visit_type(A.type, [&]<class V>() {
     const DenseView<V> a = view_of(dense_view<V>(A), o.transpose_a), b = view_of(dense_view<V>(B), o.transpose_b);
+    const V alpha = static_cast<V>(f.alpha);
+    const SampledOp::Kind kind = f.kind;
     with_semiring<V>(s, [&]<class S>() {
       // no inner terms: no entry has a term, so the product has none
       const auto listed = [&](Index i) {
@@ -142,14 +145,15 @@ void mxm_sampled(SparseStorage& T, const DenseStorage& A, const DenseStorage& B,
             Index p = 0;
             for (const ColIndex j : listed(i)) {
               cols[p] = j;
-              vals[p++] = sampled_entry<S, V>(a, b, i, j);
+              vals[p++] = SampledOp::apply<V>(kind, alpha, sampled_entry<S, V>(a, b, i, j));
             }
           });
     });
   });
   DispatchRecord& rec = current_dispatch();
   rec.variant = "sampled_dot";
-  rec.reason = "the mask's " + std::to_string(T.nvals) + " entries, each a fold of " + std::to_string(kdim) + " terms";
+  rec.reason = "the mask's " + std::to_string(T.nvals) + " entries, each a fold of " + std::to_string(kdim) + " terms" +
+               sampled_op_note(f);
 }
 
 }  // namespace geblas::detail::cpu

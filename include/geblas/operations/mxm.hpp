@@ -23,6 +23,7 @@
 #include "geblas/dense_matrix.hpp"
 #include "geblas/detail/cpu/mxm_generic.hpp"
 #include "geblas/detail/mxm_plan.hpp"
+#include "geblas/operations/sampled_op.hpp"
 #include "geblas/options.hpp"
 #include "geblas/semiring.hpp"
 #include "geblas/sparse_matrix.hpp"
@@ -36,7 +37,8 @@ GEBLAS_API void mxm(SparseStorage& C, const SparseStorage& A, const SparseStorag
                     const Options& o);
 GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const SparseStorage& B, SemiringId s,
                     const Options& o);
-GEBLAS_API void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o);
+GEBLAS_API void mxm(SparseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s, const Options& o,
+                    const SampledOp& f = {});
 GEBLAS_API void mxm(DenseStorage& C, const DenseStorage& A, const DenseStorage& B, SemiringId s,
                     const Options& o);
 
@@ -132,22 +134,28 @@ void mxm(DenseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S 
   else detail::mxm_user<S>(C, A, B, options);
 }
 
-// The sampled dense x dense product (SDDMM): C<M> = accum(C, op(A) (+).(x) op(B)) with a
+// The sampled dense x dense product (SDDMM): C<M> = accum(C, f(op(A) (+).(x) op(B))) with a
 // sparse C and a sparse mask M that is not complemented (structural, or by value). Only
-// the entries M lists are computed, each the fold of its k terms in order, so the work is
-// nvals(M) x inner dimension whatever the shape of the dense product. The attention score
-// of a graph layer, s_ij = <x_i, y_j> on the edges of a graph, is
-// mxm(S, X, Y, semiring::plus_times<T>{}, {.mask = Mask::structure(G), .transpose_b = true}).
-// Built-in semirings only; the CPU runs it (the GPU reports NotImplemented for now).
+// the entries M lists are computed, each the fold of its k terms, so the work is
+// nvals(M) x inner dimension whatever the shape of the dense product. f is an elementwise
+// op fused into the write of each computed entry (SampledOp, sampled_op.hpp: identity by
+// default, scale by alpha, leaky ReLU). The attention score of a graph layer,
+// s_ij = <x_i, y_j> / sqrt(k) on the edges of a graph, is
+//   mxm(S, X, Y, semiring::plus_times<T>{}, {.mask = Mask::structure(G), .transpose_b = true},
+//       SampledOp::scale(1 / std::sqrt(k)));
+// Built-in semirings only, on the CPU and the GPU. The CPU folds each entry's terms in k
+// order; the GPU splits them over a group of lanes and combines the partial folds, so a
+// float plus_times entry may differ from the CPU's by rounding (exact for integers, min
+// and max).
 template <Scalar T, class S>
-void mxm(SparseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring,
-         const Options& options = {}) {
+void mxm(SparseMatrix<T>& C, const DenseMatrix<T>& A, const DenseMatrix<T>& B, S semiring, const Options& options = {},
+         const SampledOp& f = {}) {
   detail::check_semiring_type<S, T>();
   static_assert(BuiltinSemiring<S>,
                 "geblas::mxm: the sampled dense x dense product (sparse C) takes the built-in "
                 "semirings only");
   (void)semiring;
-  detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options);
+  detail::mxm(C.storage(), A.storage(), B.storage(), S::id, options, f);
 }
 
 }  // namespace geblas

@@ -1,9 +1,8 @@
 // Products with a dense left operand on the GPU, simple kernels for the less common
-// forms of mxm. Dense x dense: 16 x 16 output tiles with the operand tiles staged in
-// shared memory. Dense x sparse: B is transposed (B', n x k, sorted rows) and each
-// T(i, j) folds row j of B' against row i of A, so no atomics are needed. The semiring
-// is chosen at run time (runtime_ops.cuh), so each kernel is compiled once per type;
-// T is row-major and an entry with no term holds the identity.
+// forms of mxm (the sampled product with a sparse C is sddmm.cu). Dense x dense: 16 x 16 output tiles with the operand
+// tiles staged in shared memory. Dense x sparse: B is transposed (B', n x k, sorted rows) and each T(i, j) folds row j
+// of B' against row i of A, so no atomics are needed. The semiring is chosen at run time (runtime_ops.cuh), so each
+// kernel is compiled once per type; T is row-major and an entry with no term holds the identity.
 #include "core/derived_cache.hpp"
 #include "core/trace.hpp"
 #include "cuda/ops/common.cuh"
@@ -92,12 +91,6 @@ void mxm_dense_sparse(DenseStorage& T, const DenseStorage& A, const SparseStorag
   const RtSemiring sr = rt_semiring(s);
   visit_type(A.type, [&]<class V>() { dense_sparse_typed<V>(T, A, *Bt, sr, c.stream); });
   current_dispatch().variant = "dot_bt";
-}
-
-// The sampled product has no GPU kernel yet: a clear error rather than a copy to the host.
-void mxm_sampled(SparseStorage&, const DenseStorage& A, const DenseStorage&, SemiringId, const Options&) {
-  throw NotImplemented("mxm(dense x dense, sparse C) is not implemented on " + A.device.str() +
-                       " yet (it runs on the CPU)");
 }
 
 }  // namespace geblas::detail::cuda::ops
