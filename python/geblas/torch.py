@@ -387,3 +387,7 @@ def spmm(A, X, reduce="sum", values=None):
         # a call). Its result is what apply returns then: a tensor without grad_fn.
         return _forward(g, X.detach() if X.requires_grad else X, reduce, False)[0]
     return SpMM.apply(values, X, g, reduce, record_arg)
+
+
+# The attention functions (edge softmax, the fused GAT aggregation, the GAT layer).
+from ._attention import edge_softmax, gat_attention, gat_conv  # noqa: E402,F401
