@@ -118,9 +118,9 @@ void bind_attention(py::module_& m) {
       py::arg("negative_slope"), py::arg("stream"));
   m.def(
       "_gat_attention_backward",
-      [](const py::object& a, const py::object& el, const py::object& er, const py::object& v,
-         const py::object& alpha, const py::object& dy, const py::object& dv, const py::object& d_el,
-         const py::object& d_er, double slope, const py::object& stream) {
+      [](const py::object& a, const py::object& el, const py::object& er, const py::object& v, const py::object& alpha,
+         const py::object& dy, const py::object& dv, const py::object& d_el, const py::object& d_er, double slope,
+         const py::object& stream) {
         // The fused GAT backward into the caller's dV, d_el and d_er.
         const char* op = "_gat_attention_backward";
         PyMatrix& A = matrix_arg(a, "A", op);
@@ -132,8 +132,8 @@ void bind_attention(py::module_& m) {
         for (const auto& [o, name] : {std::pair{&DV, "dV"}, std::pair{&DL, "d_el"}, std::pair{&DR, "d_er"}})
           check_writable(*o, name);
         py::gil_scoped_release nogil;
-        detail::gat_attention_backward(DV.dense, DL.dense, DR.dense, A.s(), L.dense, R.dense, V.dense, P.dense,
-                                       G.dense, slope);
+        detail::gat_attention_backward(DV.dense, DL.dense, DR.dense, A.s(), L.dense, R.dense, V.dense, P.dense, G.dense,
+                                       slope);
       },
       py::arg("A"), py::arg("el"), py::arg("er"), py::arg("V"), py::arg("alpha"), py::arg("dY"), py::arg("dV"),
       py::arg("d_el"), py::arg("d_er"), py::arg("negative_slope"), py::arg("stream"));

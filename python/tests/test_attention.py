@@ -171,7 +171,7 @@ def _devices():
     except ImportError:
         return ["cpu"]
     usable = torch.cuda.is_available() and geblas.cuda_device_count() > 0
-    return ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not usable, reason="no usable CUDA device"))]
+    return ["cpu", pytest.param("cuda:0", marks=pytest.mark.skipif(not usable, reason="no usable CUDA device"))]
 
 
 def dense_gat(mask, el, er, V, slope):

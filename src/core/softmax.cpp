@@ -15,8 +15,10 @@ namespace {
 
 void check_value_type(const char* op, TypeId t) {
   if (t != TypeId::float32 && t != TypeId::float64 && !is_16bit_float(t))
-    throw DomainMismatch(std::string(op) + ": the values must be floating point (float32, float64, float16 or "
-                         "bfloat16), got " + std::string(to_string(t)));
+    throw DomainMismatch(std::string(op) +
+                         ": the values must be floating point (float32, float64, float16 or "
+                         "bfloat16), got " +
+                         std::string(to_string(t)));
 }
 
 // S's pattern, borrowed for the length of one call, holding `values` (of `type`).

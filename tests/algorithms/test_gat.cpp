@@ -186,8 +186,8 @@ TEST_CASE("GAT attention matches host loops", "[algo][gnn][gat]") {
       Problem p = random_problem(g, H, F, scale, 1000 + combo);
       if (combo % 2 == 0)
         for (Index h = 0; h < H; ++h) p.el[5 * H + h] = p.el[9 * H + h] = -inf;  // rows with all scores -inf
-      const std::string what = "H=" + std::to_string(H) + " F=" + std::to_string(F) + " scale=" +
-                               std::to_string(scale) + " on " + algotest::device().str();
+      const std::string what = "H=" + std::to_string(H) + " F=" + std::to_string(F) +
+                               " scale=" + std::to_string(scale) + " on " + algotest::device().str();
       INFO(what);
       check_case<double>(g, p, 1e-12, what + " double");
       // float: at scores of 1000 the rounding of el + er alone moves alpha by 1e-4, so
@@ -225,7 +225,8 @@ TEST_CASE("GAT attention backward matches finite differences", "[algo][gnn][gat]
         (a.*field)[k] += h;
         (b.*field)[k] -= h;
         const double fd = (loss(a) - loss(b)) / (2 * h);
-        if (std::abs(fd - got[k]) > 1e-6 && bad++ < 5) UNSCOPED_INFO(name << "[" << k << "]: fd " << fd << " got " << got[k]);
+        if (std::abs(fd - got[k]) > 1e-6 && bad++ < 5)
+          UNSCOPED_INFO(name << "[" << k << "]: fd " << fd << " got " << got[k]);
       }
       CHECK(bad == 0);
     };

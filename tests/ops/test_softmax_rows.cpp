@@ -91,7 +91,8 @@ int count_bad(const std::vector<double>& got, const std::vector<double>& want, d
     return 1;
   }
   for (std::size_t k = 0; k < want.size(); ++k) {
-    const bool ok = std::isnan(want[k]) ? std::isnan(got[k]) : std::abs(got[k] - want[k]) <= tol * std::max(1.0, std::abs(want[k]));
+    const bool ok =
+        std::isnan(want[k]) ? std::isnan(got[k]) : std::abs(got[k] - want[k]) <= tol * std::max(1.0, std::abs(want[k]));
     if (!ok && bad++ < 5) UNSCOPED_INFO(what << " entry " << k << ": got " << got[k] << " want " << want[k]);
   }
   return bad;
@@ -123,8 +124,8 @@ TEST_CASE("softmax_rows matches host loops", "[ops][softmax]") {
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     for (double scale : {1.0, 1000.0}) {
       const Csr c = random_csr(300, 6000, seed, scale, 7, 5000, seed != 1);
-      const std::string what = "seed=" + std::to_string(seed) + " scale=" + std::to_string(scale) + " on " +
-                               test::device().str();
+      const std::string what =
+          "seed=" + std::to_string(seed) + " scale=" + std::to_string(scale) + " on " + test::device().str();
       INFO(what);
       check_forward<double>(c, 1e-13, what + " double");
       check_forward<float>(c, 2e-6, what + " float");

@@ -60,9 +60,7 @@ __device__ T inverse_sum(T s) {
 
 __device__ Index warp_id() { return (Index(blockIdx.x) * blockDim.x + threadIdx.x) / 32; }
 
-unsigned warp_blocks(Index warps_needed) {
-  return blocks_for(warps_needed * 32, AttentionPolicy::threads);
-}
+unsigned warp_blocks(Index warps_needed) { return blocks_for(warps_needed * 32, AttentionPolicy::threads); }
 
 template <class T>
 __global__ void softmax_rows_kernel(Index m, const Index* ro, const T* x, T* y) {
@@ -93,8 +91,8 @@ __global__ void softmax_rows_backward_kernel(Index m, const Index* ro, const T* 
 
 // Dynamic shared memory: per warp, each head's shift and inverse sum.
 template <class T>
-__global__ void gat_forward_kernel(Index n, Index H, Index F, T slope, const Index* ro, const ColIndex* ci,
-                                   const T* el, const T* er, const T* V, T* Y, T* alpha) {
+__global__ void gat_forward_kernel(Index n, Index H, Index F, T slope, const Index* ro, const ColIndex* ci, const T* el,
+                                   const T* er, const T* V, T* Y, T* alpha) {
   extern __shared__ unsigned char smem[];
   constexpr int K = AttentionPolicy::cols_per_lane;
   T* norm = reinterpret_cast<T*>(smem) + (threadIdx.x / 32) * 2 * H;
@@ -156,8 +154,8 @@ __global__ void gat_forward_kernel(Index n, Index H, Index F, T slope, const Ind
 // One warp per (row, head); dV and d_er zeroed before the launch.
 template <class T>
 __global__ void gat_backward_kernel(Index n, Index H, Index F, T slope, const Index* ro, const ColIndex* ci,
-                                    const T* el, const T* er, const T* V, const T* alpha, const T* dY, T* dV,
-                                    T* d_el, T* d_er) {
+                                    const T* el, const T* er, const T* V, const T* alpha, const T* dY, T* dV, T* d_el,
+                                    T* d_er) {
   const int lane = threadIdx.x % 32;
   const Index HF = H * F;
   for (Index w = warp_id(); w < n * H; w += Index(gridDim.x) * AttentionPolicy::warps) {
@@ -257,8 +255,8 @@ void gat_backward(const GatAttention& g) {
     gat_backward_kernel<T><<<warp_blocks(A.nrows * g.heads), AttentionPolicy::threads, 0, c.stream>>>(
         A.nrows, g.heads, g.features, static_cast<T>(g.negative_slope), A.row_offsets.as<Index>(),
         A.col_indices.as<ColIndex>(), static_cast<const T*>(g.el), static_cast<const T*>(g.er),
-        static_cast<const T*>(g.V), static_cast<const T*>(g.alpha), static_cast<const T*>(g.dY),
-        static_cast<T*>(g.dV), static_cast<T*>(g.d_el), static_cast<T*>(g.d_er));
+        static_cast<const T*>(g.V), static_cast<const T*>(g.alpha), static_cast<const T*>(g.dY), static_cast<T*>(g.dV),
+        static_cast<T*>(g.d_el), static_cast<T*>(g.d_er));
     GEBLAS_CUDA_CHECK_LAUNCH();
   });
 }
