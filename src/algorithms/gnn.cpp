@@ -10,8 +10,8 @@
 #include <string>
 
 #include "algorithms/checks.hpp"
-#include "core/derived_cache.hpp"
 #include "core/backend.hpp"
+#include "core/derived_cache.hpp"
 #include "core/graph_ops.hpp"
 #include "core/trace.hpp"
 #include "core/validate.hpp"
@@ -96,8 +96,9 @@ void check_gat_dense(const char* op, const char* what, const DenseStorage& X, Ty
                             shape(rows, cols));
   if (rows > 1 && cols > 0 && (X.layout != Layout::row_major || X.ld != cols))
     throw InvalidValue(std::string(op) + ": " + what + " must be row-major and contiguous (leading dimension " +
-                       std::to_string(cols) + "), got " + (X.layout == Layout::row_major ? "row-major" : "column-major") +
-                       " with leading dimension " + std::to_string(X.ld));
+                       std::to_string(cols) + "), got " +
+                       (X.layout == Layout::row_major ? "row-major" : "column-major") + " with leading dimension " +
+                       std::to_string(X.ld));
 }
 
 // The common checks of forward and backward; returns the arguments' shared part.
@@ -171,36 +172,35 @@ void gat_attention_backward(DenseStorage& dV, DenseStorage& d_el, DenseStorage& 
 
 namespace geblas::algo {
 
-#define GEBLAS_ALGO_GNN_DEF(T)                                                                     \
-  SparseMatrix<T> gcn_normalize(const SparseMatrix<T>& A) { return gcn_normalize_impl(A); }       \
-  void gcn_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A_hat, const DenseMatrix<T>& X) {  \
-    check_shapes("gcn_aggregate", A_hat.nrows(), A_hat.ncols(), Y.nrows(), Y.ncols(), X.nrows(), X.ncols()); \
-    mxm(Y, A_hat, X, semiring::plus_times<T>{});                                                  \
-  }                                                                                              \
-  void sage_mean_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X) { \
-    sage_mean_impl(Y, A, X);                                                                      \
-  }                                                                                              \
-  void sage_max_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X) { \
-    check_shapes("sage_max_aggregate", A.nrows(), A.ncols(), Y.nrows(), Y.ncols(), X.nrows(), X.ncols()); \
-    mxm(Y, A, X, semiring::max_times<T>{});                                                       \
-  }                                                                                              \
-  void gat_attention(DenseMatrix<T>& Y, DenseMatrix<T>& alpha, const SparseMatrix<T>& A, const DenseMatrix<T>& el, \
-                     const DenseMatrix<T>& er, const DenseMatrix<T>& V, double negative_slope) {      \
-    Y = DenseMatrix<T>(A.nrows(), V.ncols(), A.device());                                         \
-    alpha = DenseMatrix<T>(A.nvals(), el.ncols(), A.device());                                    \
-    geblas::detail::gat_attention(Y.storage(), alpha.storage(), A.storage(), el.storage(), er.storage(),  \
-                                  V.storage(), negative_slope);                                   \
-  }                                                                                              \
-  void gat_attention_backward(DenseMatrix<T>& dV, DenseMatrix<T>& d_el, DenseMatrix<T>& d_er,    \
-                              const SparseMatrix<T>& A, const DenseMatrix<T>& el, const DenseMatrix<T>& er, \
-                              const DenseMatrix<T>& V, const DenseMatrix<T>& alpha, const DenseMatrix<T>& dY, \
-                              double negative_slope) {                                            \
-    dV = DenseMatrix<T>(A.nrows(), V.ncols(), A.device());                                        \
-    d_el = DenseMatrix<T>(A.nrows(), el.ncols(), A.device());                                     \
-    d_er = DenseMatrix<T>(A.nrows(), el.ncols(), A.device());                                     \
-    geblas::detail::gat_attention_backward(dV.storage(), d_el.storage(), d_er.storage(), A.storage(), \
-                                           el.storage(), er.storage(), V.storage(), alpha.storage(),  \
-                                           dY.storage(), negative_slope);                         \
+#define GEBLAS_ALGO_GNN_DEF(T)                                                                                        \
+  SparseMatrix<T> gcn_normalize(const SparseMatrix<T>& A) { return gcn_normalize_impl(A); }                           \
+  void gcn_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A_hat, const DenseMatrix<T>& X) {                      \
+    check_shapes("gcn_aggregate", A_hat.nrows(), A_hat.ncols(), Y.nrows(), Y.ncols(), X.nrows(), X.ncols());          \
+    mxm(Y, A_hat, X, semiring::plus_times<T>{});                                                                      \
+  }                                                                                                                   \
+  void sage_mean_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X) {                    \
+    sage_mean_impl(Y, A, X);                                                                                          \
+  }                                                                                                                   \
+  void sage_max_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X) {                     \
+    check_shapes("sage_max_aggregate", A.nrows(), A.ncols(), Y.nrows(), Y.ncols(), X.nrows(), X.ncols());             \
+    mxm(Y, A, X, semiring::max_times<T>{});                                                                           \
+  }                                                                                                                   \
+  void gat_attention(DenseMatrix<T>& Y, DenseMatrix<T>& alpha, const SparseMatrix<T>& A, const DenseMatrix<T>& el,    \
+                     const DenseMatrix<T>& er, const DenseMatrix<T>& V, double negative_slope) {                      \
+    Y = DenseMatrix<T>(A.nrows(), V.ncols(), A.device());                                                             \
+    alpha = DenseMatrix<T>(A.nvals(), el.ncols(), A.device());                                                        \
+    geblas::detail::gat_attention(Y.storage(), alpha.storage(), A.storage(), el.storage(), er.storage(), V.storage(), \
+                                  negative_slope);                                                                    \
+  }                                                                                                                   \
+  void gat_attention_backward(DenseMatrix<T>& dV, DenseMatrix<T>& d_el, DenseMatrix<T>& d_er,                         \
+                              const SparseMatrix<T>& A, const DenseMatrix<T>& el, const DenseMatrix<T>& er,           \
+                              const DenseMatrix<T>& V, const DenseMatrix<T>& alpha, const DenseMatrix<T>& dY,         \
+                              double negative_slope) {                                                                \
+    dV = DenseMatrix<T>(A.nrows(), V.ncols(), A.device());                                                            \
+    d_el = DenseMatrix<T>(A.nrows(), el.ncols(), A.device());                                                         \
+    d_er = DenseMatrix<T>(A.nrows(), el.ncols(), A.device());                                                         \
+    geblas::detail::gat_attention_backward(dV.storage(), d_el.storage(), d_er.storage(), A.storage(), el.storage(),   \
+                                           er.storage(), V.storage(), alpha.storage(), dY.storage(), negative_slope); \
   }
 GEBLAS_ALGO_GNN_DEF(float)
 GEBLAS_ALGO_GNN_DEF(double)

@@ -158,8 +158,8 @@ struct GatAttention {
   const void* el = nullptr;
   const void* er = nullptr;
   const void* V = nullptr;
-  void* Y = nullptr;      // forward
-  void* alpha = nullptr;  // written by the forward, read by the backward
+  void* Y = nullptr;         // forward
+  void* alpha = nullptr;     // written by the forward, read by the backward
   const void* dY = nullptr;  // backward
   void* dV = nullptr;
   void* d_el = nullptr;
@@ -318,16 +318,18 @@ struct Backend {
 // A name missing from the list fails the size check below; a list out of the fields'
 // order fails the designated initializers; a definition with another signature leaves
 // the declared function undefined (a link error).
+// clang-format off
 #define GEBLAS_BACKEND_ENTRIES(X)                                                                    \
-  X(allocate) X(deallocate) X(zero) X(copy) X(synchronize)                                          \
-  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense) X(mxm_sampled)    \
+  X(allocate) X(deallocate) X(zero) X(copy) X(synchronize)                                           \
+  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense) X(mxm_sampled)     \
   X(row_stats) X(transpose_sparse) X(transpose_dense) X(relayout_dense)                              \
   X(mxv_pull) X(mxv_push)                                                                            \
   X(ewise_sparse) X(ewise_dense) X(ewise_vector) X(apply_values) X(convert_values)                   \
   X(reduce_rows_sparse) X(reduce_rows_dense) X(reduce_values)                                        \
   X(select_sparse) X(select_vector) X(extract_sparse) X(extract_vector) X(assign_sparse)             \
-  X(assign_vector) X(write_dense) X(write_sparse) X(write_vector)                                   \
+  X(assign_vector) X(write_dense) X(write_sparse) X(write_vector)                                    \
   X(softmax_rows) X(softmax_rows_backward) X(gat_forward) X(gat_backward)
+// clang-format on
 #define GEBLAS_DECLARE_BACKEND_ENTRY(entry) std::remove_pointer_t<decltype(::geblas::detail::Backend::entry)> entry;
 #define GEBLAS_BACKEND_TABLE_FIELD(entry) .entry = entry,
 

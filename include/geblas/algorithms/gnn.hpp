@@ -37,29 +37,27 @@ namespace geblas::detail {
 // d_er n x H) and written in place.
 GEBLAS_API void gat_attention(DenseStorage& Y, DenseStorage& alpha, const SparseStorage& A, const DenseStorage& el,
                               const DenseStorage& er, const DenseStorage& V, double negative_slope);
-GEBLAS_API void gat_attention_backward(DenseStorage& dV, DenseStorage& d_el, DenseStorage& d_er,
-                                       const SparseStorage& A, const DenseStorage& el, const DenseStorage& er,
-                                       const DenseStorage& V, const DenseStorage& alpha, const DenseStorage& dY,
-                                       double negative_slope);
+GEBLAS_API void gat_attention_backward(DenseStorage& dV, DenseStorage& d_el, DenseStorage& d_er, const SparseStorage& A,
+                                       const DenseStorage& el, const DenseStorage& er, const DenseStorage& V,
+                                       const DenseStorage& alpha, const DenseStorage& dY, double negative_slope);
 }  // namespace geblas::detail
 
 namespace geblas::algo {
 
-#define GEBLAS_ALGO_GNN(T)                                                                         \
-  GEBLAS_API SparseMatrix<T> gcn_normalize(const SparseMatrix<T>& A);                            \
-  GEBLAS_API void gcn_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A_hat, const DenseMatrix<T>& X); \
-  GEBLAS_API void sage_mean_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X); \
-  GEBLAS_API void sage_max_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X); \
-  /* Y (n x H F) and alpha (nnz x H) are replaced; the heads are el's columns. */                \
-  GEBLAS_API void gat_attention(DenseMatrix<T>& Y, DenseMatrix<T>& alpha, const SparseMatrix<T>& A,           \
-                                const DenseMatrix<T>& el, const DenseMatrix<T>& er, const DenseMatrix<T>& V,  \
-                                double negative_slope = 0.2);                                                 \
-  /* Given dY (the gradient of Y) and the forward's alpha: dV, d_el and d_er (replaced). */       \
-  GEBLAS_API void gat_attention_backward(DenseMatrix<T>& dV, DenseMatrix<T>& d_el, DenseMatrix<T>& d_er,        \
-                                         const SparseMatrix<T>& A, const DenseMatrix<T>& el,                    \
-                                         const DenseMatrix<T>& er, const DenseMatrix<T>& V,                     \
-                                         const DenseMatrix<T>& alpha, const DenseMatrix<T>& dY,                 \
-                                         double negative_slope = 0.2);
+#define GEBLAS_ALGO_GNN(T)                                                                                             \
+  GEBLAS_API SparseMatrix<T> gcn_normalize(const SparseMatrix<T>& A);                                                  \
+  GEBLAS_API void gcn_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A_hat, const DenseMatrix<T>& X);             \
+  GEBLAS_API void sage_mean_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X);           \
+  GEBLAS_API void sage_max_aggregate(DenseMatrix<T>& Y, const SparseMatrix<T>& A, const DenseMatrix<T>& X);            \
+  /* Y (n x H F) and alpha (nnz x H) are replaced; the heads are el's columns. */                                      \
+  GEBLAS_API void gat_attention(DenseMatrix<T>& Y, DenseMatrix<T>& alpha, const SparseMatrix<T>& A,                    \
+                                const DenseMatrix<T>& el, const DenseMatrix<T>& er, const DenseMatrix<T>& V,           \
+                                double negative_slope = 0.2);                                                          \
+  /* Given dY (the gradient of Y) and the forward's alpha: dV, d_el and d_er (replaced). */                            \
+  GEBLAS_API void gat_attention_backward(DenseMatrix<T>& dV, DenseMatrix<T>& d_el, DenseMatrix<T>& d_er,               \
+                                         const SparseMatrix<T>& A, const DenseMatrix<T>& el, const DenseMatrix<T>& er, \
+                                         const DenseMatrix<T>& V, const DenseMatrix<T>& alpha,                         \
+                                         const DenseMatrix<T>& dY, double negative_slope = 0.2);
 GEBLAS_ALGO_GNN(float)
 GEBLAS_ALGO_GNN(double)
 #undef GEBLAS_ALGO_GNN
