@@ -43,8 +43,9 @@ RawBuffer widened(const Backend& be, const void* values, Index count, TypeId fro
 }
 
 void record(const char* op, const Backend& be, TypeId t) {
+  // The entry names its variant; an empty operand runs none.
   DispatchRecord& rec = begin_dispatch(op, be.name);
-  rec.variant = "rows";
+  rec.variant = "none";
   if (is_16bit_float(t)) rec.reason = "16-bit values computed in float";
 }
 

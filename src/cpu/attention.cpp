@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trace.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/parallel.hpp"
 #include "geblas/error.hpp"
@@ -54,6 +55,7 @@ T leaky(T x, T slope) {
 }  // namespace
 
 void softmax_rows(void* out, const SparseStorage& S) {
+  current_dispatch().variant = "rows";
   const Index* ro = S.row_offsets.as<Index>();
   visit_real(S.type, "softmax_rows", [&]<class T>() {
     const T* x = S.values.as<T>();
@@ -64,6 +66,7 @@ void softmax_rows(void* out, const SparseStorage& S) {
 }
 
 void softmax_rows_backward(void* out, const SparseStorage& P, const void* dP) {
+  current_dispatch().variant = "rows";
   const Index* ro = P.row_offsets.as<Index>();
   visit_real(P.type, "softmax_rows_backward", [&]<class T>() {
     const T* p = P.values.as<T>();
@@ -79,6 +82,7 @@ void softmax_rows_backward(void* out, const SparseStorage& P, const void* dP) {
 }
 
 void gat_forward(const GatAttention& g) {
+  current_dispatch().variant = "rows";
   const SparseStorage& A = *g.A;
   const Index* ro = A.row_offsets.as<Index>();
   const ColIndex* ci = A.col_indices.as<ColIndex>();
@@ -117,6 +121,7 @@ void gat_forward(const GatAttention& g) {
 }
 
 void gat_backward(const GatAttention& g) {
+  current_dispatch().variant = "rows_then_columns";
   const SparseStorage& A = *g.A;
   const Index* ro = A.row_offsets.as<Index>();
   const ColIndex* ci = A.col_indices.as<ColIndex>();

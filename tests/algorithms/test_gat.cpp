@@ -162,6 +162,7 @@ void check_case(const Graph& g, const Problem& p, double tol, const std::string&
   DenseMatrix<T> Y, alpha;
   algo::gat_attention(Y, alpha, A, el, er, V, p.slope);
   CHECK(last_dispatch().operation == "gat_attention");
+  CHECK(last_dispatch().variant == (algotest::device().is_cpu() ? "rows" : "warp_per_row"));
   const Forward fw = host_forward(g, p);
   CHECK(count_bad(Y, fw.Y, tol, what + " Y") == 0);
   CHECK(count_bad(alpha, fw.alpha, tol, what + " alpha") == 0);

@@ -10,6 +10,7 @@
 // price: float atomics make the rounding order vary between runs).
 #include <cmath>
 
+#include "core/trace.hpp"
 #include "cuda/ops/common.cuh"
 #include "cuda/ops/ops.hpp"
 #include "geblas/error.hpp"
@@ -203,6 +204,7 @@ void visit_real(TypeId t, const char* op, F&& f) {
 }  // namespace
 
 void softmax_rows(void* out, const SparseStorage& S) {
+  current_dispatch().variant = "warp_per_row";
   if (S.nrows == 0 || S.nvals == 0) return;
   Ctx c(S.device);
   visit_real(S.type, "softmax_rows", [&]<class T>() {
@@ -213,6 +215,7 @@ void softmax_rows(void* out, const SparseStorage& S) {
 }
 
 void softmax_rows_backward(void* out, const SparseStorage& P, const void* dP) {
+  current_dispatch().variant = "warp_per_row";
   if (P.nrows == 0 || P.nvals == 0) return;
   Ctx c(P.device);
   visit_real(P.type, "softmax_rows_backward", [&]<class T>() {
@@ -223,6 +226,7 @@ void softmax_rows_backward(void* out, const SparseStorage& P, const void* dP) {
 }
 
 void gat_forward(const GatAttention& g) {
+  current_dispatch().variant = "warp_per_row";
   const SparseStorage& A = *g.A;
   if (A.nrows == 0) return;
   Ctx c(A.device);
@@ -245,6 +249,7 @@ void gat_forward(const GatAttention& g) {
 }
 
 void gat_backward(const GatAttention& g) {
+  current_dispatch().variant = "warp_per_row_head_atomic";
   const SparseStorage& A = *g.A;
   if (A.nrows == 0) return;
   Ctx c(A.device);
