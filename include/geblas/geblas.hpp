@@ -19,6 +19,7 @@
 #include "geblas/operations/mxv.hpp"
 #include "geblas/operations/reduce.hpp"
 #include "geblas/operations/select.hpp"
+#include "geblas/operations/softmax.hpp"
 #include "geblas/operations/transpose.hpp"
 #include "geblas/options.hpp"
 #include "geblas/select_op.hpp"

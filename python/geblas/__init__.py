@@ -379,6 +379,8 @@ extract_column = _operation(_geblas.extract_column)
 gcn_aggregate = _operation(_geblas.gcn_aggregate)
 sage_mean_aggregate = _operation(_geblas.sage_mean_aggregate)
 sage_max_aggregate = _operation(_geblas.sage_max_aggregate)
+softmax_rows = _operation(_geblas.softmax_rows)
+softmax_rows_backward = _operation(_geblas.softmax_rows_backward)
 gcn_normalize = _on_torch_streams(_geblas.gcn_normalize)
 triangle_count = _on_torch_streams(_geblas.triangle_count)
 

@@ -486,3 +486,7 @@ def sddmm(A, X, Y, scale=None, leaky_relu=None):
                                   f"(the output's sign then tells the input's), got {leaky_relu}")
         return _Sddmm.apply(X, Y, g, fused)
     return _sddmm_values(g, X.detach(), Y.detach(), **fused)
+
+
+# The attention functions (edge softmax, the fused GAT aggregation, the GAT layer).
+from ._attention import edge_softmax, gat_attention, gat_conv  # noqa: E402,F401

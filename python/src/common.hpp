@@ -32,6 +32,7 @@ void bind_objects(py::module_& m);     // errors, types, devices, Matrix, Vector
 void bind_operations(py::module_& m);  // mxm, mxv, vxm, ewise, apply, select, reduce, ...
 void bind_jit(py::module_& m);         // run-time semirings (geblas.Semiring)
 void bind_algorithms(py::module_& m);  // PageRank, BFS, SSSP, components, GNN aggregations
+void bind_attention(py::module_& m);   // softmax_rows (edge softmax), the fused GAT aggregation
 
 // --- typed façades over type-erased storage --------------------------------------------
 

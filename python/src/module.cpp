@@ -15,4 +15,5 @@ PYBIND11_MODULE(_geblas, m) {
   bind_operations(m);
   bind_jit(m);
   bind_algorithms(m);
+  bind_attention(m);
 }

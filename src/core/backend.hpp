@@ -141,6 +141,32 @@ struct SelectPredicate {
   ScalarBytes threshold{};  // of the operand's type, for value predicates
 };
 
+// ---- graph attention (GAT, Velickovic et al. 2018), fused per row of A's pattern:
+//   e_ij^h = leaky_relu(el_i^h + er_j^h),  alpha_i.^h = softmax over row i's stored j,
+//   Y_i^h  = sum_j alpha_ij^h V_j^h.
+// Dense arrays are row-major and contiguous, of `type` (float32 or float64): el, er
+// and d_el, d_er n x H; V, Y, dY and dV n x (H F), head h in columns h F .. h F + F - 1;
+// alpha (nnz x H) in A's CSR order. A's values are not read. A row of A without entries
+// gives Y_i = 0; a row whose scores are all -inf gives alpha = 0 and Y_i = 0 (as
+// softmax_rows does); NaN propagates. gat_forward writes Y and alpha; gat_backward
+// reads alpha (the forward's) and dY and writes every element of dV, d_el and d_er.
+struct GatAttention {
+  const SparseStorage* A = nullptr;  // n x n
+  TypeId type = TypeId::float32;
+  Index heads = 1;
+  Index features = 1;
+  double negative_slope = 0.2;
+  const void* el = nullptr;
+  const void* er = nullptr;
+  const void* V = nullptr;
+  void* Y = nullptr;         // forward
+  void* alpha = nullptr;     // written by the forward, read by the backward
+  const void* dY = nullptr;  // backward
+  void* dV = nullptr;
+  void* d_el = nullptr;
+  void* d_er = nullptr;
+};
+
 struct Backend {
   const char* name;
 
@@ -273,6 +299,16 @@ struct Backend {
   // t is consumed (the entry may move its buffers into w).
   void (*write_vector)(VectorStorage& w, VectorResult& t, const Options& o, const ScalarBytes& identity);
 
+  // ---- softmax over each row's stored entries (geblas/operations/softmax.hpp): out[k]
+  // for S's nvals entries, S float32 or float64 (the core widens the 16-bit types);
+  // out may be S's own values. A row whose values are all -inf gives zeros.
+  void (*softmax_rows)(void* out, const SparseStorage& S);
+  // out[k] = P[k] (dP[k] - sum over k's row of P dP); dP holds P.nvals values in P's order.
+  void (*softmax_rows_backward)(void* out, const SparseStorage& P, const void* dP);
+  // The fused GAT aggregation and its backward (see GatAttention).
+  void (*gat_forward)(const GatAttention& args);
+  void (*gat_backward)(const GatAttention& args);
+
   // The iteration kernels of the graph algorithms (core/graph_kernels.hpp).
   const GraphKernels* graph;
 };
@@ -285,15 +321,18 @@ struct Backend {
 // A name missing from the list fails the size check below; a list out of the fields'
 // order fails the designated initializers; a definition with another signature leaves
 // the declared function undefined (a link error).
+// clang-format off
 #define GEBLAS_BACKEND_ENTRIES(X)                                                                    \
-  X(allocate) X(deallocate) X(zero) X(copy) X(synchronize)                                          \
-  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense) X(mxm_sampled)    \
+  X(allocate) X(deallocate) X(zero) X(copy) X(synchronize)                                           \
+  X(mxm_sparse_dense) X(mxm_sparse_sparse) X(mxm_dense_sparse) X(mxm_dense_dense) X(mxm_sampled)     \
   X(row_stats) X(transpose_sparse) X(transpose_dense) X(relayout_dense)                              \
   X(mxv_pull) X(mxv_push)                                                                            \
   X(ewise_sparse) X(ewise_dense) X(ewise_vector) X(apply_values) X(convert_values)                   \
   X(reduce_rows_sparse) X(reduce_rows_dense) X(reduce_values)                                        \
   X(select_sparse) X(select_vector) X(extract_sparse) X(extract_vector) X(assign_sparse)             \
-  X(assign_vector) X(write_dense) X(write_sparse) X(write_vector)
+  X(assign_vector) X(write_dense) X(write_sparse) X(write_vector)                                    \
+  X(softmax_rows) X(softmax_rows_backward) X(gat_forward) X(gat_backward)
+// clang-format on
 #define GEBLAS_DECLARE_BACKEND_ENTRY(entry) std::remove_pointer_t<decltype(::geblas::detail::Backend::entry)> entry;
 #define GEBLAS_BACKEND_TABLE_FIELD(entry) .entry = entry,
 
