@@ -29,7 +29,7 @@ on several streams apply (torch.cuda.Stream.wait_stream, Tensor.record_stream).
 import torch
 
 import geblas as _g
-from . import _geblas
+from .. import _geblas
 
 _REDUCES = ("sum", "mean", "max", "min")
 # Edge chunk of the torch-side SDDMM and arg search: bounds the E x F temporaries to about
