@@ -61,10 +61,11 @@ whl = zipfile.ZipFile(sys.argv[1])
 names = sorted(whl.namelist())
 dist = next(n.split("/")[0] for n in names if n.endswith(".dist-info/RECORD"))
 package = [n for n in names if not n.startswith(dist)]
-modules = [n for n in package if n in ("geblas/__init__.py", "geblas/torch/__init__.py")
+modules = [n for n in package if n in ("geblas/__init__.py", "geblas/torch/__init__.py", "geblas/torch/graph.py",
+                                         "geblas/torch/nn.py")
            or re.fullmatch(r"geblas/_geblas\.[^/]*\.so", n)]
 libraries = [n for n in package if re.fullmatch(r"geblas/libgeblas\w*\.so\.\d+\.\d+", n)]
-assert len(modules) == 3 and len(modules) + len(libraries) == len(package) \
+assert len(modules) == 5 and len(modules) + len(libraries) == len(package) \
     and re.sub(r"\.so\..*", "", min(libraries)) == "geblas/libgeblas", package
 rows = list(csv.reader(io.TextIOWrapper(whl.open(f"{dist}/RECORD"))))
 assert sorted(r[0] for r in rows) == names, "RECORD does not list exactly the wheel's files"

@@ -361,12 +361,50 @@ class SpMM(torch.autograd.Function):
         return d_values, d_x, None, None, None
 
 
-def spmm(A, X, reduce="sum", values=None):
+def _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate):
+    """A geblas.Matrix and its values for spmm from any input Graph takes (the Graph
+    built once: see geblas.torch.graph)."""
+    if isinstance(A, Graph):
+        if num_nodes is not None or (aggregate is not None and aggregate != A.aggregate):
+            raise _g.InvalidValue("geblas.torch.spmm: num_nodes and aggregate belong to the Graph; "
+                                  "pass them when it is made")
+        graph = A
+    else:
+        dense = isinstance(A, torch.Tensor) and A.layout == torch.strided
+        dtype = X.dtype if dense and isinstance(X, torch.Tensor) else None
+        graph = _cached_graph(A, num_nodes, aggregate or "rows", dtype)
+    if graph.duplicates and reduce in ("max", "min"):
+        raise _g.NotImplementedError(f"geblas.torch.spmm: reduce={reduce!r} over repeated edges; remove the "
+                                     "duplicates first (torch_geometric.utils.coalesce)")
+    if values is not None and edge_weight is not None:
+        raise _g.InvalidValue("geblas.torch.spmm: pass edge_weight (in the edges' order) or values (in CSR "
+                              "order), not both")
+    if values is not None:
+        return graph.matrix, values
+    fresh = None if isinstance(A, Graph) else _source_values(A)
+    if fresh is not None:
+        return graph.matrix, graph.values(fresh)
+    return graph.operand(edge_weight)
+
+
+def spmm(A, X, reduce="sum", values=None, *, edge_weight=None, num_nodes=None, aggregate=None):
     """Y = reduce_j A(i, j) * X(j, :) with gradients for X (every reduce) and, for
     reduce="sum", for A's values: those of a torch sparse A, or `values` (a 1-D tensor of
-    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's."""
+    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's.
+
+    A: a geblas.Matrix, a geblas.torch.Graph, or what Graph takes (an edge_index with
+    optional edge_weight (one per edge, in edge_index's order) and num_nodes, a torch
+    sparse CSR / CSC / COO tensor, a torch_sparse SparseTensor, a PyG EdgeIndex), whose
+    Graph is built on the first call and cached while the input is alive and unchanged;
+    aggregate="rows" (default) or "columns" names the side that aggregates (see
+    geblas.torch.graph)."""
     if reduce not in _REDUCES:
         raise _g.InvalidValue(f"geblas.torch.spmm: reduce must be one of {_REDUCES}, got {reduce!r}")
+    if not isinstance(A, _g.Matrix):
+        A, values = _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate)
+    elif edge_weight is not None or num_nodes is not None or aggregate not in (None, "rows"):
+        raise _g.InvalidValue("geblas.torch.spmm: edge_weight, num_nodes and aggregate are for edge lists and "
+                              "sparse tensors; a geblas.Matrix is used as it is (values= replaces its values)")
     g, values = _graph_of(A, values)
     _check_dense(X, g)
     if g.dtype != _dtype_name(X.dtype):
@@ -387,3 +425,7 @@ def spmm(A, X, reduce="sum", values=None):
         # a call). Its result is what apply returns then: a tensor without grad_fn.
         return _forward(g, X.detach() if X.requires_grad else X, reduce, False)[0]
     return SpMM.apply(values, X, g, reduce, record_arg)
+
+
+from .graph import Graph, cached_graph as _cached_graph, source_values as _source_values  # noqa: E402
+
