@@ -4,8 +4,11 @@ network aggregation.
 ``spmm(A, X, reduce)`` computes Y(i, :) = reduce over the stored A(i, j) of A(i, j) * X(j, :)
 with reduce in "sum" (plus_times), "mean" (the sum divided by the row's entry count),
 "max" (max_times) and "min" (min_times); rows without entries give 0, as torch_sparse
-does. A is a geblas.Matrix (values fixed) or a torch sparse CSR / COO tensor (its values
-may require a gradient with reduce="sum"); X a dense tensor on A's device.
+does. A is a geblas.Matrix (values fixed), a geblas.torch.Graph, or a graph as PyG and DGL
+hold it (an edge_index with optional edge_weight, a torch sparse CSR / CSC / COO tensor,
+a torch_sparse SparseTensor, a PyG EdgeIndex: geblas.torch.graph says how each is
+oriented and cached; values and edge weights may require a gradient with reduce="sum");
+X a dense tensor on A's device. geblas.torch.nn holds PyG's GCNConv and SAGEConv on it.
 
 Backward: dX = A' grad for sum and mean (one SpMM through A's cached transpose); for max
 and min each grad(i, f), times A(i, j), goes to the neighbour j that won the forward (the
