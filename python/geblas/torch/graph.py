@@ -167,7 +167,8 @@ class Graph:
         if ei.dtype not in (torch.int64, torch.int32):
             raise _g.DomainMismatch(f"{what}: edge_index must be int64 (or int32), is {ei.dtype}")
         sizes = _sizes(num_nodes, what)
-        if sizes is None and hasattr(ei, "sparse_size"):  # PyG's EdgeIndex: (num source, num target)
+        if sizes is None and type(ei) is not torch.Tensor and hasattr(ei, "sparse_size"):
+            # PyG's EdgeIndex: (num source, num target), where it knows them
             try:
                 s = ei.sparse_size()
                 if s[0] is not None and s[1] is not None:
@@ -250,7 +251,7 @@ class Graph:
             self._counts = torch.empty(0, dtype=self.dtype, device=device)
             row_counts = torch.zeros(nrows, dtype=torch.int64, device=device)
         self.indptr = torch.zeros(nrows + 1, dtype=torch.int64, device=device)
-        torch.cumsum(row_counts, 0, out=self.indptr[1:])
+        self.indptr[1:] = torch.cumsum(row_counts, 0)
         self.cols32 = c.to(torch.int32)
 
     def _make_matrix(self, values, validate=False):
@@ -318,6 +319,8 @@ class Graph:
         if edge_weight.device != self.device:
             raise _g.DeviceMismatch(f"geblas.torch.Graph: edge_weight is on {edge_weight.device} but the graph "
                                     f"on {self.device}")
+        if not edge_weight.is_floating_point():
+            raise _g.DomainMismatch(f"geblas.torch.Graph: edge_weight must be floating point, is {edge_weight.dtype}")
         w = edge_weight.to(self.dtype)
         if self._order is not None:
             return w[self._order]
@@ -365,7 +368,8 @@ def source_versions(obj):
         r, c, v = obj.coo()
         return (_version(r), _version(c), None if v is None else _version(v), id(v))
     if isinstance(obj, torch.Tensor) and obj.layout != torch.strided:
-        return (_version(obj), _version(obj.values()))
+        # _values(): the stored values of a COO tensor, coalesced or not
+        return (_version(obj), _version(obj._values() if obj.layout == torch.sparse_coo else obj.values()))
     return (_version(obj),)
 
 
