@@ -31,7 +31,8 @@ import torch.nn.functional as F
 
 import geblas
 
-PAPER = {"gcn": {"cora": 81.5, "citeseer": 70.3, "pubmed": 79.0}, "gat": {"cora": 83.0, "citeseer": 72.5, "pubmed": 79.0}}
+PAPER = {"gcn": {"cora": 81.5, "citeseer": 70.3, "pubmed": 79.0},
+         "gat": {"cora": 83.0, "citeseer": 72.5, "pubmed": 79.0}}
 # Per model: hyper-parameters of the paper (GAT's PubMed setting differs in the paper:
 # 8 output heads, lr 0.01, weight decay 0.001; the common one is used here).
 HYPER = {"gcn": dict(hidden=16, dropout=0.5, lr=0.01, weight_decay=5e-4),
@@ -48,7 +49,8 @@ def load(data_dir, name, device):
         return f"no {', '.join(missing)} in {data_dir}"
     A = geblas.read_matrix_market(paths["graph"], dtype="float32")  # symmetric: both directions
     rows, cols, _ = A.tuples()
-    edge_index = torch.stack([torch.from_numpy(np.asarray(cols, np.int64)), torch.from_numpy(np.asarray(rows, np.int64))])
+    # A(i, j): j -> i in PyG's edge_index (the graph is symmetric: both directions are there)
+    edge_index = torch.stack([torch.from_numpy(np.asarray(c, np.int64)) for c in (cols, rows)])
     X = torch.from_numpy(geblas.read_matrix_market(paths["features"], dtype="float32").to_dense())
     X = X / X.sum(1, keepdim=True).clamp(min=1)  # row-normalised; all-zero rows stay 0
     n = A.nrows
