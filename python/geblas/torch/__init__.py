@@ -373,8 +373,9 @@ def _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate):
                                   "pass them when it is made")
         graph = A
     else:
-        dense = isinstance(A, torch.Tensor) and A.layout == torch.strided
-        dtype = X.dtype if dense and isinstance(X, torch.Tensor) else None
+        # a sparse matrix has its values' type; an edge list takes X's
+        sparse = (isinstance(A, torch.Tensor) and A.layout != torch.strided) or _graph_module._is_sparse_tensor(A)
+        dtype = X.dtype if not sparse and isinstance(X, torch.Tensor) else None
         graph = _cached_graph(A, num_nodes, aggregate or "rows", dtype)
     if graph.duplicates and reduce in ("max", "min"):
         raise _g.NotImplementedError(f"geblas.torch.spmm: reduce={reduce!r} over repeated edges; remove the "
@@ -430,5 +431,6 @@ def spmm(A, X, reduce="sum", values=None, *, edge_weight=None, num_nodes=None, a
     return SpMM.apply(values, X, g, reduce, record_arg)
 
 
+from . import graph as _graph_module  # noqa: E402
 from .graph import Graph, cached_graph as _cached_graph, source_values as _source_values  # noqa: E402
 

@@ -10,7 +10,7 @@ every in-place change), so that a mutated tensor is built again and an unchanged
 
 Orientation: the aggregation matrix M has one row per vertex that aggregates,
 Y(i, :) = reduce over M(i, j) of M(i, j) * X(j, :).
-- ``edge_index`` (2 x E, PyG's COO): messages flow source edge_index[0] -> target
+- ``edge_index`` (2 x E, PyG's COO; a DGLGraph's edges() alike): messages flow source edge_index[0] -> target
   edge_index[1]; ``aggregate="rows"`` (the default, PyG's flow "source_to_target") makes
   M(target, source), ``aggregate="columns"`` M(source, target) (PyG's "target_to_source").
 - a sparse matrix S (torch sparse, SparseTensor): ``"rows"`` takes M = S (S is PyG's
@@ -48,6 +48,11 @@ def _is_sparse_tensor(obj):
     return type(obj).__module__.startswith("torch_sparse") and hasattr(obj, "coo") and hasattr(obj, "sparse_sizes")
 
 
+def _is_dgl_graph(obj):
+    """dgl.DGLGraph (one edge type), recognised without importing dgl."""
+    return type(obj).__module__.startswith("dgl") and hasattr(obj, "edges") and hasattr(obj, "num_dst_nodes")
+
+
 def _sizes(num_nodes, what):
     """(n_src, n_dst) from an int, a pair (PyG's size) or None."""
     if num_nodes is None:
@@ -69,9 +74,9 @@ class Graph:
 
     Graph(source, num_nodes=None, edge_weight=None, aggregate="rows", dtype=None, ptr=None, batch=None)
 
-    source: an edge_index (2 x E int64 / int32 tensor, or a PyG EdgeIndex), a torch sparse
-    CSR / CSC / COO tensor or a torch_sparse SparseTensor (see the module docstring for the
-    orientation). num_nodes: for an edge_index, the vertex count (an int, or PyG's pair
+    source: an edge_index (2 x E int64 / int32 tensor, or a PyG EdgeIndex), a DGLGraph (its
+    edges(): source -> destination, as an edge_index), a torch sparse CSR / CSC / COO tensor
+    or a torch_sparse SparseTensor (see the module docstring for the orientation). num_nodes: for an edge_index, the vertex count (an int, or PyG's pair
     (num_src, num_dst) for a bipartite graph); default the largest index + 1 (or the
     EdgeIndex's sparse size, or ptr[-1] / batch.numel()). edge_weight: one weight per edge
     of source, in its order (an edge_index only; a sparse tensor carries its values). A
@@ -100,6 +105,11 @@ class Graph:
             ptr = self._batch_ptr(ptr, batch, what)
             if num_nodes is None:
                 num_nodes = int(ptr[-1])
+        if _is_dgl_graph(source):
+            src, dst = source.edges()
+            if num_nodes is None:
+                num_nodes = (source.num_src_nodes(), source.num_dst_nodes())
+            source = torch.stack([src, dst])
         if isinstance(source, torch.Tensor) and source.layout == torch.strided:
             rows, cols, weight, shape = self._from_edge_index(source, num_nodes, edge_weight, what)
             self._own_values = False
@@ -109,8 +119,8 @@ class Graph:
                                       "not as edge_weight")
             rows, cols, weight, shape = self.from_sparse(source, what)
             edge_weight = None if pattern else weight
-            self._own_values = weight is not None
-        if edge_weight is not None:
+            self._own_values = edge_weight is not None
+        if edge_weight is not None and not self._own_values:
             if not isinstance(edge_weight, torch.Tensor) or edge_weight.dim() != 1 or \
                     edge_weight.numel() != rows.numel():
                 raise _g.DimensionMismatch(f"{what}: edge_weight must be a 1-D tensor of the {rows.numel()} edges")
@@ -319,7 +329,7 @@ class Graph:
         if edge_weight.device != self.device:
             raise _g.DeviceMismatch(f"geblas.torch.Graph: edge_weight is on {edge_weight.device} but the graph "
                                     f"on {self.device}")
-        if not edge_weight.is_floating_point():
+        if edge_weight.dtype != self.dtype and not edge_weight.is_floating_point():
             raise _g.DomainMismatch(f"geblas.torch.Graph: edge_weight must be floating point, is {edge_weight.dtype}")
         w = edge_weight.to(self.dtype)
         if self._order is not None:
@@ -367,6 +377,8 @@ def source_versions(obj):
     if _is_sparse_tensor(obj):
         r, c, v = obj.coo()
         return (_version(r), _version(c), None if v is None else _version(v), id(v))
+    if _is_dgl_graph(obj):  # a DGLGraph changes by adding or removing edges and vertices
+        return (obj.num_edges(), obj.num_src_nodes(), obj.num_dst_nodes())
     if isinstance(obj, torch.Tensor) and obj.layout != torch.strided:
         # _values(): the stored values of a COO tensor, coalesced or not
         return (_version(obj), _version(obj._values() if obj.layout == torch.sparse_coo else obj.values()))
