@@ -384,7 +384,8 @@ def _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate):
         raise _g.InvalidValue("geblas.torch.spmm: pass edge_weight (in the edges' order) or values (in CSR "
                               "order), not both")
     if values is not None:
-        return graph.matrix, values
+        # a Graph's values are in its CSR order; a raw input's in its own entry order
+        return graph.matrix, (values if isinstance(A, Graph) else graph.values(values))
     fresh = None if isinstance(A, Graph) else _source_values(A)
     if fresh is not None:
         return graph.matrix, graph.values(fresh)
@@ -394,7 +395,8 @@ def _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate):
 def spmm(A, X, reduce="sum", values=None, *, edge_weight=None, num_nodes=None, aggregate=None):
     """Y = reduce_j A(i, j) * X(j, :) with gradients for X (every reduce) and, for
     reduce="sum", for A's values: those of a torch sparse A, or `values` (a 1-D tensor of
-    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's.
+    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's (for a
+    torch sparse A: in the order of A.values(); for an edge_index: edge_weight's order).
 
     A: a geblas.Matrix, a geblas.torch.Graph, or what Graph takes (an edge_index with
     optional edge_weight (one per edge, in edge_index's order) and num_nodes, a torch
