@@ -76,7 +76,8 @@ class Graph:
 
     source: an edge_index (2 x E int64 / int32 tensor, or a PyG EdgeIndex), a DGLGraph (its
     edges(): source -> destination, as an edge_index), a torch sparse CSR / CSC / COO tensor
-    or a torch_sparse SparseTensor (see the module docstring for the orientation). num_nodes: for an edge_index, the vertex count (an int, or PyG's pair
+    or a torch_sparse SparseTensor (see the module docstring for the orientation).
+    num_nodes: for an edge_index, the vertex count (an int, or PyG's pair
     (num_src, num_dst) for a bipartite graph); default the largest index + 1 (or the
     EdgeIndex's sparse size, or ptr[-1] / batch.numel()). edge_weight: one weight per edge
     of source, in its order (an edge_index only; a sparse tensor carries its values). A
@@ -141,6 +142,13 @@ class Graph:
         self.weighted = edge_weight is not None
         self._grad_weight = edge_weight if edge_weight is not None and edge_weight.requires_grad else None
         fixed = None if edge_weight is None else self.values(edge_weight.detach())
+        in_order = self._order is not None and \
+            bool((self._order == torch.arange(self.nedges, device=self.device)).all())
+        if self._own_values and in_order and edge_weight.dtype == self.dtype and edge_weight.is_contiguous():
+            # a sparse matrix already in CSR order (a torch CSR with sorted columns, a
+            # coalesced COO): the matrix reads its values in place, so that changes made
+            # to them in place are seen without a rebuild
+            fixed = edge_weight.detach()
         self.matrix = self._make_matrix(fixed if fixed is not None else self._counts, validate=True)
         self._fix_degrees(self.matrix)
 
