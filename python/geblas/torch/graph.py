@@ -80,9 +80,9 @@ class Graph:
     num_nodes: for an edge_index, the vertex count (an int, or PyG's pair
     (num_src, num_dst) for a bipartite graph); default the largest index + 1 (or the
     EdgeIndex's sparse size, or ptr[-1] / batch.numel()). edge_weight: one weight per edge
-    of source, in its order (an edge_index only; a sparse tensor carries its values). A
-    weight that requires a gradient is not baked in: each spmm call maps it into the CSR
-    order (``values(edge_weight)``), so its gradient flows. dtype: the value type (the
+    of source, in its order (an edge_index only; a sparse tensor carries its values). The
+    matrix holds the weights as given; one that requires a gradient is also mapped into the
+    CSR order again at every spmm call (``values(edge_weight)``), so its gradient flows. dtype: the value type (the
     weight's, else float32); X must have it. ptr / batch: PyG's Batch vectors of a
     block-diagonal batch whose edge_index already carries the per-graph offsets: they
     give num_nodes and are checked to keep every edge inside its graph. ``Graph.batch``
