@@ -162,6 +162,26 @@ def test_sparse_values_changed_in_place_are_seen():
     torch.testing.assert_close(gt.spmm(S, X), M @ X)
     S.values().mul_(3)
     torch.testing.assert_close(gt.spmm(S, X), 3 * M @ X)
+    # the cache keeps nothing that keeps S alive
+    import gc
+    gc.collect()
+    before = len(gt.graph._cache)
+    del S
+    gc.collect()
+    assert len(gt.graph._cache) == before - 1
+
+
+def test_layer_cache_goes_with_the_graph():
+    import gc
+    conv = gnn.GCNConv(4, 3).double()
+    x = torch.randn(40, 4, dtype=torch.float64)
+    ei = random_edges(14)
+    conv(x, ei)
+    gc.collect()
+    before = len(gt.graph._cache)
+    del ei
+    gc.collect()
+    assert len(gt.graph._cache) == before - 1
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -142,13 +142,6 @@ class Graph:
         self.weighted = edge_weight is not None
         self._grad_weight = edge_weight if edge_weight is not None and edge_weight.requires_grad else None
         fixed = None if edge_weight is None else self.values(edge_weight.detach())
-        in_order = self._order is not None and \
-            bool((self._order == torch.arange(self.nedges, device=self.device)).all())
-        if self._own_values and in_order and edge_weight.dtype == self.dtype and edge_weight.is_contiguous():
-            # a sparse matrix already in CSR order (a torch CSR with sorted columns, a
-            # coalesced COO): the matrix reads its values in place, so that changes made
-            # to them in place are seen without a rebuild
-            fixed = edge_weight.detach()
         self.matrix = self._make_matrix(fixed if fixed is not None else self._counts, validate=True)
         self._fix_degrees(self.matrix)
 
@@ -369,6 +362,9 @@ class Graph:
 
 
 # The Graphs that spmm built for raw inputs: id(input) -> (weakref to it, {key: (versions, Graph)}).
+# Nothing kept here may alias the input (no view of it, not its values): torch keeps a
+# tensor's Python object alive while a view of it lives, so the weak reference would never
+# die and the entry would stay for good.
 # Keyed by id with the weak reference checked (tensors compare elementwise, so they cannot be
 # dictionary keys); the weak reference's callback drops the entry with the object. Nothing
 # is stored on the input itself, so that copying or saving it carries no geblas objects.

@@ -100,7 +100,8 @@ class GCNConv(torch.nn.Module):
             pattern = Graph(looped, num_nodes=n, dtype=dtype)
             fixed = pattern._make_matrix(pattern.values(norm), validate=False)
             pattern._fix_degrees(fixed)
-            hit = (versions, (ei, pattern, fixed))
+            # a copy: ei may be a view of edge_index, which must not outlive it (object_cache)
+            hit = (versions, (ei.clone(), pattern, fixed))
             if cache is not None:
                 cache[key] = hit
         ei, pattern, fixed = hit[1]
