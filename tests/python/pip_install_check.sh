@@ -55,16 +55,18 @@ echo "pip_install_check: pip install took $(( ($(date +%s%N) - start) / 1000000 
 
 # The wheel itself: the package with its libraries and no more, every RECORD line true.
 (cd "$src" && "$venv_python" -m pip wheel -q --no-deps "${pip_args[@]}" -w "$work/wheel" .)
-"$venv_python" - "$work"/wheel/geblas-*.whl <<'EOF'
-import base64, csv, hashlib, io, re, sys, zipfile
+"$venv_python" - "$work"/wheel/geblas-*.whl "$src" <<'EOF'
+import base64, csv, hashlib, io, pathlib, re, sys, zipfile
 whl = zipfile.ZipFile(sys.argv[1])
 names = sorted(whl.namelist())
 dist = next(n.split("/")[0] for n in names if n.endswith(".dist-info/RECORD"))
 package = [n for n in names if not n.startswith(dist)]
-modules = [n for n in package if n in ("geblas/__init__.py", "geblas/torch.py")
-           or re.fullmatch(r"geblas/_geblas\.[^/]*\.so", n)]
+# the package's Python files are those of the source tree's python/geblas
+tree = pathlib.Path(sys.argv[2]) / "python" / "geblas"
+sources = sorted("geblas/" + p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
+modules = [n for n in package if n in sources or re.fullmatch(r"geblas/_geblas\.[^/]*\.so", n)]
 libraries = [n for n in package if re.fullmatch(r"geblas/libgeblas\w*\.so\.\d+\.\d+", n)]
-assert len(modules) == 3 and len(modules) + len(libraries) == len(package) \
+assert len(modules) == len(sources) + 1 and len(modules) + len(libraries) == len(package) \
     and re.sub(r"\.so\..*", "", min(libraries)) == "geblas/libgeblas", package
 rows = list(csv.reader(io.TextIOWrapper(whl.open(f"{dist}/RECORD"))))
 assert sorted(r[0] for r in rows) == names, "RECORD does not list exactly the wheel's files"

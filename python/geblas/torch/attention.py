@@ -31,7 +31,7 @@ spmm does.
 import torch
 
 import geblas as _g
-from . import _geblas
+from .. import _geblas
 
 _capsule_of = getattr(torch.utils.dlpack, "to_dlpack", None)
 

@@ -4,8 +4,11 @@ network aggregation.
 ``spmm(A, X, reduce)`` computes Y(i, :) = reduce over the stored A(i, j) of A(i, j) * X(j, :)
 with reduce in "sum" (plus_times), "mean" (the sum divided by the row's entry count),
 "max" (max_times) and "min" (min_times); rows without entries give 0, as torch_sparse
-does. A is a geblas.Matrix (values fixed) or a torch sparse CSR / COO tensor (its values
-may require a gradient with reduce="sum"); X a dense tensor on A's device.
+does. A is a geblas.Matrix (values fixed), a geblas.torch.Graph, or a graph as PyG and DGL
+hold it (an edge_index with optional edge_weight, a torch sparse CSR / CSC / COO tensor,
+a torch_sparse SparseTensor, a PyG EdgeIndex: geblas.torch.graph says how each is
+oriented and cached; values and edge weights may require a gradient with reduce="sum");
+X a dense tensor on A's device. geblas.torch.nn holds PyG's GCNConv and SAGEConv on it.
 
 Backward: dX = A' grad for sum and mean (one SpMM through A's cached transpose); for max
 and min each grad(i, f), times A(i, j), goes to the neighbour j that won the forward (the
@@ -34,7 +37,7 @@ on several streams apply (torch.cuda.Stream.wait_stream, Tensor.record_stream).
 import torch
 
 import geblas as _g
-from . import _geblas
+from .. import _geblas
 
 _REDUCES = ("sum", "mean", "max", "min")
 # Edge chunk of the torch-side SDDMM and arg search: bounds the E x F temporaries to about
@@ -378,12 +381,53 @@ class SpMM(torch.autograd.Function):
         return d_values, d_x, None, None, None
 
 
-def spmm(A, X, reduce="sum", values=None):
+def _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate):
+    """A geblas.Matrix and its values for spmm from any input Graph takes (the Graph
+    built once: see geblas.torch.graph)."""
+    if isinstance(A, Graph):
+        if num_nodes is not None or (aggregate is not None and aggregate != A.aggregate):
+            raise _g.InvalidValue("geblas.torch.spmm: num_nodes and aggregate belong to the Graph; "
+                                  "pass them when it is made")
+        graph = A
+    else:
+        # a sparse matrix has its values' type; an edge list takes X's
+        sparse = (isinstance(A, torch.Tensor) and A.layout != torch.strided) or _graph_module._is_sparse_tensor(A)
+        dtype = X.dtype if not sparse and isinstance(X, torch.Tensor) else None
+        graph = _cached_graph(A, num_nodes, aggregate or "rows", dtype)
+    if graph.duplicates and reduce in ("max", "min"):
+        raise _g.NotImplementedError(f"geblas.torch.spmm: reduce={reduce!r} over repeated edges; remove the "
+                                     "duplicates first (torch_geometric.utils.coalesce)")
+    if values is not None and edge_weight is not None:
+        raise _g.InvalidValue("geblas.torch.spmm: pass edge_weight (in the edges' order) or values (in CSR "
+                              "order), not both")
+    if values is not None:
+        # a Graph's values are in its CSR order; a raw input's in its own entry order
+        return graph.matrix, (values if isinstance(A, Graph) else graph.values(values))
+    fresh = None if isinstance(A, Graph) else _source_values(A)
+    if fresh is not None:
+        return graph.matrix, graph.values(fresh)
+    return graph.operand(edge_weight)
+
+
+def spmm(A, X, reduce="sum", values=None, *, edge_weight=None, num_nodes=None, aggregate=None):
     """Y = reduce_j A(i, j) * X(j, :) with gradients for X (every reduce) and, for
     reduce="sum", for A's values: those of a torch sparse A, or `values` (a 1-D tensor of
-    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's."""
+    A's nvals entries in CSR order, e.g. learned edge weights) used in place of A's (for a
+    torch sparse A: in the order of A.values(); for an edge_index: edge_weight's order).
+
+    A: a geblas.Matrix, a geblas.torch.Graph, or what Graph takes (an edge_index with
+    optional edge_weight (one per edge, in edge_index's order) and num_nodes, a torch
+    sparse CSR / CSC / COO tensor, a torch_sparse SparseTensor, a PyG EdgeIndex), whose
+    Graph is built on the first call and cached while the input is alive and unchanged;
+    aggregate="rows" (default) or "columns" names the side that aggregates (see
+    geblas.torch.graph)."""
     if reduce not in _REDUCES:
         raise _g.InvalidValue(f"geblas.torch.spmm: reduce must be one of {_REDUCES}, got {reduce!r}")
+    if not isinstance(A, _g.Matrix):
+        A, values = _operand(A, X, reduce, values, edge_weight, num_nodes, aggregate)
+    elif edge_weight is not None or num_nodes is not None or aggregate not in (None, "rows"):
+        raise _g.InvalidValue("geblas.torch.spmm: edge_weight, num_nodes and aggregate are for edge lists and "
+                              "sparse tensors; a geblas.Matrix is used as it is (values= replaces its values)")
     g, values = _graph_of(A, values)
     _check_dense(X, g)
     if g.dtype != _dtype_name(X.dtype):
@@ -489,4 +533,8 @@ def sddmm(A, X, Y, scale=None, leaky_relu=None):
 
 
 # The attention functions (edge softmax, the fused GAT aggregation, the GAT layer).
-from ._attention import edge_softmax, gat_attention, gat_conv  # noqa: E402,F401
+from .attention import edge_softmax, gat_attention, gat_conv  # noqa: E402,F401
+
+from . import graph as _graph_module  # noqa: E402
+from .graph import Graph, cached_graph as _cached_graph, source_values as _source_values  # noqa: E402
+
