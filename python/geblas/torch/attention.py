@@ -174,7 +174,7 @@ def gat_attention(A, el, er, V, negative_slope=0.2, return_alpha=False):
 # --- the GAT layer ---------------------------------------------------------------------------
 
 
-def _with_self_loops(m):
+def with_self_loops(m):
     """m's pattern without its diagonal, plus every (i, i): what GATConv aggregates over."""
     cached = getattr(m, "_geblas_self_loops", None)
     if cached is not None:
@@ -208,7 +208,7 @@ def gat_conv(A, X, W, att_src, att_dst, bias=None, heads=1, concat=True, negativ
     if m.nrows != m.ncols:
         raise _g.DimensionMismatch(f"geblas.torch.gat_conv: A must be square, got {m.nrows} x {m.ncols}")
     if add_self_loops:
-        m = _with_self_loops(m)
+        m = with_self_loops(m)
     n = X.shape[0]
     xp = (X @ W.t()).reshape(n, heads, -1)
     C = xp.shape[2]

@@ -1,6 +1,6 @@
 """Graph convolution layers that stand in for PyG's, with geblas.torch.spmm aggregating.
 
-GCNConv and SAGEConv take PyG's constructor arguments, hold PyG's parameters under PyG's
+GCNConv, SAGEConv and GATConv take PyG's constructor arguments, hold PyG's parameters under PyG's
 names (a PyG layer's state_dict loads into them and back) and return what PyG's layers
 return for forward(x, edge_index, ...). edge_index is PyG's (2 x E, messages from
 edge_index[0] to edge_index[1]) or a sparse adjacency in PyG's adj_t orientation (a torch
@@ -18,6 +18,7 @@ import torch.nn.functional as F
 
 import geblas as _g
 from . import spmm
+from .attention import edge_softmax, gat_conv, with_self_loops
 from .graph import Graph, cached_graph, object_cache, source_versions
 
 
@@ -177,3 +178,90 @@ class SAGEConv(torch.nn.Module):
     def __repr__(self):
         return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, aggr={self.aggr})"
 
+
+
+def _glorot(t):
+    """PyG's glorot: uniform in +-sqrt(6 / (fan_in + fan_out)) over the last two dimensions."""
+    bound = (6.0 / (t.size(-2) + t.size(-1))) ** 0.5
+    with torch.no_grad():
+        t.uniform_(-bound, bound)
+
+
+class GATConv(torch.nn.Module):
+    """PyG's GATConv (Velickovic et al. 2018): per head h, x'_h = x W_h', alpha_ij^h = the
+    softmax over row i of leaky_relu(att_dst_h . x'_h(i) + att_src_h . x'_h(j)), out_i^h =
+    sum_j alpha_ij^h x'_h(j); heads concatenated (concat=True) or averaged, then + bias.
+    Parameters as PyG names them: lin.weight (heads * out x in), att_src and att_dst
+    (1 x heads x out), bias; Glorot and zeros as PyG initialises them. add_self_loops
+    removes the graph's self loops and adds one per vertex, as GATConv does.
+
+    Evaluation, or training without attention dropout, runs geblas's fused attention
+    (geblas.torch.gat_conv: one kernel for the scores, the row softmax and the aggregation;
+    the attention coefficients are the only edge-sized values kept). Training with
+    dropout > 0 drops attention coefficients as PyG does, which the fused kernel cannot:
+    there the scores, the edge softmax (geblas.torch.edge_softmax) and one sum SpMM per head
+    with the dropped coefficients as values (gradients through them by geblas's sampled
+    product) run as separate steps."""
+
+    def __init__(self, in_channels, out_channels, heads=1, concat=True, negative_slope=0.2, dropout=0.0,
+                 add_self_loops=True, bias=True):
+        super().__init__()
+        self.in_channels, self.out_channels, self.heads, self.concat = in_channels, out_channels, heads, concat
+        self.negative_slope, self.dropout, self.add_self_loops = negative_slope, dropout, add_self_loops
+        self.lin = torch.nn.Linear(in_channels, heads * out_channels, bias=False)
+        self.att_src = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.att_dst = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(heads * out_channels if concat else out_channels))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _glorot(self.lin.weight)
+        _glorot(self.att_src)
+        _glorot(self.att_dst)
+        if self.bias is not None:
+            torch.nn.init.zeros_(self.bias)
+
+    def forward(self, x, edge_index):
+        n = x.shape[0]
+        if isinstance(edge_index, torch.Tensor) and edge_index.layout == torch.strided:
+            g = cached_graph(edge_index, n, "rows", x.dtype, pattern=True)
+        else:
+            g = cached_graph(edge_index, None, "rows", x.dtype, pattern=True)
+        if not (self.training and self.dropout > 0):
+            return gat_conv(g.matrix, x, self.lin.weight, self.att_src, self.att_dst, self.bias, heads=self.heads,
+                            concat=self.concat, negative_slope=self.negative_slope,
+                            add_self_loops=self.add_self_loops)
+        m = with_self_loops(g.matrix) if self.add_self_loops else g.matrix
+        rows, cols = _entry_rows_cols(m)
+        H, C = self.heads, self.out_channels
+        xp = self.lin(x).view(n, H, C)
+        el = (xp * self.att_dst).sum(-1)  # the target's (row's) term
+        er = (xp * self.att_src).sum(-1)  # the source's (column's) term
+        e = F.leaky_relu(el[rows] + er[cols], self.negative_slope)
+        alpha = F.dropout(edge_softmax(m, e), p=self.dropout, training=True)
+        out = torch.stack([spmm(m, xp[:, h, :].contiguous(), "sum", values=alpha[:, h].contiguous())
+                           for h in range(H)], 1)
+        out = out.reshape(n, H * C) if self.concat else out.mean(dim=1)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, heads={self.heads})"
+
+
+def _entry_rows_cols(m):
+    """(row, column) of every stored entry of geblas.Matrix m in CSR order, int64, kept on m."""
+    rc = getattr(m, "_geblas_entry_rows_cols", None)
+    if rc is None:
+        indptr, indices, _ = (torch.utils.dlpack.from_dlpack(e) for e in m._csr())
+        rows = torch.repeat_interleave(torch.arange(m.nrows, device=indptr.device), torch.diff(indptr))
+        rc = (rows, indices.to(torch.int64))
+        try:
+            m._geblas_entry_rows_cols = rc
+        except AttributeError:
+            pass
+    return rc
