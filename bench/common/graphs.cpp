@@ -3,8 +3,8 @@
 #include "graphs.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -291,7 +291,8 @@ std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t 
         throw InvalidValue("generated graph " + spec +
                            ": needs 2 <= rows < 2^31, 1 <= max_row < rows and max_row < nnz < rows * max_row");
       SparseMatrix<float> A = powerlaw_csr(rows, nnz, max_row, seed);
-      const std::string name = "powerlaw-" + f[1] + "-" + std::to_string(A.nvals()) + "-" + std::to_string(largest_row(A));
+      const std::string name =
+          "powerlaw-" + f[1] + "-" + std::to_string(A.nvals()) + "-" + std::to_string(largest_row(A));
       out.push_back({name, false, std::move(A)});
     } else {
       throw InvalidValue("generated graph '" + spec +

@@ -42,13 +42,15 @@ SparseMatrix<float> kronecker_csr(int scale, int edge_factor, std::uint64_t seed
 // (Chung-Lu: vertex i gets the weight hub * (i + 1)^-beta, beta chosen so that the weights
 // sum to `nnz`, hub raised until the largest row holds max_row entries to within 2%; nnz / 2
 // edges with both ends drawn by weight, both directions stored, self-loops dropped,
-// duplicates merged (so a little under nnz entries), ids permuted at random; values 1). It reproduces the shape of small follower networks with one hub row of thousands of
+// duplicates merged (so a little under nnz entries), ids permuted at random; values 1).
+// It reproduces the shape of small follower networks with one hub row of thousands of
 // entries, the case where a row-per-warp SpMM leaves the hub's warp running alone.
 SparseMatrix<float> powerlaw_csr(Index rows, Index nnz, Index max_row, std::uint64_t seed);
 
-// "uniform:ROWS:NNZ,rmat:SCALE:EF,kron:SCALE:EF,powerlaw:ROWS:NNZ:MAX_ROW,...": the k-th entry (1-based) gets seed first_seed + k,
-// the numbering bench_spmm has always used, so that e.g. "uniform:1000000:16000000,
-// rmat:20:16" is the same pair of graphs in both benches. Throws InvalidValue on a bad entry.
+// "uniform:ROWS:NNZ,rmat:SCALE:EF,kron:SCALE:EF,powerlaw:ROWS:NNZ:MAX_ROW,...": the k-th
+// entry (1-based) gets seed first_seed + k, the numbering bench_spmm has always used, so
+// that e.g. "uniform:1000000:16000000,rmat:20:16" is the same pair of graphs in both
+// benches. Throws InvalidValue on a bad entry.
 std::vector<HostGraph> generated_graphs(const std::string& specs, std::uint64_t first_seed = 20261123);
 
 std::vector<std::string> split(const std::string& s, char sep);
