@@ -111,9 +111,9 @@ def run(model, conv, data, seed):
     net = Net(model, conv, X.shape[1], int(y.max()) + 1).to(X.device)
     h = HYPER[model]
     # weight decay as each paper's L2 term: GCN's on the first layer only, GAT's on every weight
+    second_decay = h["weight_decay"] if h["decay_all"] else 0.0
     opt = torch.optim.Adam([dict(params=net.conv1.parameters(), weight_decay=h["weight_decay"]),
-                            dict(params=net.conv2.parameters(), weight_decay=h["weight_decay"] if h["decay_all"] else 0.0)],
-                           lr=h["lr"])
+                            dict(params=net.conv2.parameters(), weight_decay=second_decay)], lr=h["lr"])
     epochs = h["epochs"]
     history = torch.empty((epochs, 3), device=X.device)  # val loss, val acc, test acc
     for epoch in range(epochs):
@@ -155,7 +155,8 @@ def main():
     device = torch.device(args.device)
     layer_sets = ("geblas", "pyg") if args.layers == "both" else (args.layers,)
     data = {name: load(pathlib.Path(args.data), name, device) for name in args.datasets.split(",")}
-    print(f"device {device}; {args.seeds} seeds; at most {max(HYPER[m]['epochs'] for m in HYPER)} epochs; public Planetoid split\n")
+    most = max(HYPER[m]["epochs"] for m in HYPER)
+    print(f"device {device}; {args.seeds} seeds; at most {most} epochs; public Planetoid split\n")
     print("| model | layers | dataset | test acc, early stop (%) | test acc, last epoch (%) | paper (%) | "
           "stop epoch (mean) | s |")
     print("|---|---|---|---|---|---|---|---|")

@@ -176,18 +176,7 @@ def _graph_of(A, values=None):
         # borrowed, and the caller's values in place.
         _check_values(values, g.cols.numel(), g.device)
         return _with_values(g, values), values
-    if isinstance(A, torch.Tensor) and A.layout in (torch.sparse_csr, torch.sparse_coo):
-        if A.layout == torch.sparse_coo:
-            A = A.coalesce().to_sparse_csr()
-        if values is None:
-            values = A.values()
-        else:
-            _check_values(values, A.values().numel(), A.device)
-        with _on_stream(values.device):
-            m = _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices(),
-                                         values.detach(), True, False)
-        return _Graph(m, values_tensor=values.detach(), lazy=True), values
-    raise _g.DomainMismatch(f"geblas.torch.spmm: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
+    raise _g.DomainMismatch(f"geblas.torch.spmm: A must be a geblas.Matrix or a graph geblas.torch.Graph takes, "
                             f"got {type(A).__name__}")
 
 
@@ -497,13 +486,16 @@ def _with_values(g, values):
 
 def sddmm(A, X, Y, scale=None, leaky_relu=None):
     """s_e = f(<X(row_e, :), Y(col_e, :)>) for every stored entry e = (row_e, col_e) of A
-    (a geblas.Matrix or a torch sparse CSR / COO tensor; its values are not read), as a
+    (a geblas.Matrix, a geblas.torch.Graph or what Graph takes; its values are not read), as a
     1-D tensor in A's CSR order; f is the identity, scale (s * alpha) or leaky_relu (the
     negative slope). X is nrows(A) x F and Y ncols(A) x F, dense on A's device, of one
     type geblas's sampled product has (float32, float64, int32, int64); gradients flow to
     X and Y (dX = S_grad Y, dY = S_grad' X, geblas SpMMs)."""
     if scale is not None and leaky_relu is not None:
         raise _g.InvalidValue("geblas.torch.sddmm: scale= and leaky_relu= are one fused op each; give one")
+    if not isinstance(A, _g.Matrix):  # a raw graph's Graph, built once and cached
+        dtype = getattr(X, "dtype", None)
+        A = A.matrix if isinstance(A, Graph) else _cached_graph(A, None, "rows", dtype, pattern=True).matrix
     g, _ = _graph_of(A)
     for name, T, n in (("X", X, g.nrows), ("Y", Y, g.ncols)):
         if not isinstance(T, torch.Tensor) or T.layout != torch.strided or T.dim() != 2:

@@ -1,9 +1,10 @@
 """geblas.torch's attention: the edge softmax and the fused GAT aggregation as autograd
 functions over geblas's kernels, and a functional GAT layer built from them.
 
-Conventions: A is a geblas.Matrix or a torch sparse CSR / COO tensor (its values are not
-read); row i of A aggregates over its stored columns j, so A(i, j) means "j is a
-neighbour of i" and messages flow from j to i. In PyG's terms an edge (j -> i) of
+Conventions: A is a geblas.Matrix, a geblas.torch.Graph or a graph Graph takes (an
+edge_index, a torch sparse tensor ...: built once and cached; its values are not read);
+row i of A aggregates over its stored columns j, so A(i, j) means "j is a neighbour of i"
+and messages flow from j to i. In PyG's terms an edge (j -> i) of
 edge_index = [sources, targets] is the entry A(i, j). Per-edge tensors are in A's CSR
 order (row by row, columns ascending within a row).
 
@@ -49,18 +50,17 @@ def _stream(device):
 
 
 def _matrix(A, name):
-    """A as a geblas.Matrix (a torch sparse tensor is wrapped around its CSR arrays)."""
+    """A as a geblas.Matrix: a geblas.torch.Graph's, or the cached Graph of a raw graph
+    (an edge_index, a torch sparse tensor, ...: built once, see geblas.torch.graph)."""
     if isinstance(A, _g.Matrix):
         return A
-    if isinstance(A, torch.Tensor) and A.layout in (torch.sparse_csr, torch.sparse_coo):
-        if A.layout == torch.sparse_coo:
-            A = A.coalesce().to_sparse_csr()
-        values = torch.ones(A.values().numel(), dtype=torch.float32, device=A.device)
-        with _g._TorchStreams([], devices=[str(A.device)]):
-            return _geblas._matrix_from_csr(A.shape[0], A.shape[1], A.crow_indices(), A.col_indices().to(torch.int32),
-                                            values, True, True)
-    raise _g.DomainMismatch(f"geblas.torch.{name}: A must be a geblas.Matrix or a torch sparse CSR/COO tensor, "
-                            f"got {type(A).__name__}")
+    from .graph import Graph, cached_graph
+
+    try:
+        return A.matrix if isinstance(A, Graph) else cached_graph(A, None, "rows", torch.float32, pattern=True).matrix
+    except (TypeError, AttributeError) as e:
+        raise _g.DomainMismatch(f"geblas.torch.{name}: A must be a geblas.Matrix or a graph geblas.torch.Graph "
+                                f"takes, got {type(A).__name__} ({e})")
 
 
 def _check_tensor(x, name, op, device, dtype=None):
