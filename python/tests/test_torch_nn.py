@@ -464,3 +464,52 @@ def test_layers_on_cora(device, data_file):
     ref = gnn.SAGEConv(16, 7, aggr="max").double()
     ref.load_state_dict({k: v.double().cpu() for k, v in sage.state_dict().items()})
     torch.testing.assert_close(sage(x, ei).double().cpu(), sage_dense(eic, xd, xd, ref, "max"), rtol=1e-5, atol=1e-5)
+
+
+@needs_pyg
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("heads,concat", [(1, True), (3, True), (3, False)])
+def test_gatconv_matches_pyg(device, heads, concat):
+    # evaluation mode: the fused attention
+    torch.manual_seed(8)
+    ei = random_edges(14, device=device)
+    x = torch.randn(40, 8, device=device)
+    ours = gnn.GATConv(8, 4, heads=heads, concat=concat).to(device).eval()
+    compare_with_pyg(ours, pyg_nn.GATConv(8, 4, heads=heads, concat=concat).to(device).eval(), x, ei)
+
+
+@needs_pyg
+@pytest.mark.parametrize("device", DEVICES)
+def test_gatconv_dropout_path_matches_pyg(device):
+    # training with attention dropout takes the unfused path (scores, edge softmax, an SpMM
+    # per head); a dropout probability of 1e-12 drops nothing, so it must give PyG's
+    # dropout-free result, gradients included
+    torch.manual_seed(9)
+    ei = random_edges(15, device=device)
+    x = torch.randn(40, 8, device=device)
+    ours = gnn.GATConv(8, 4, heads=2, dropout=1e-12).to(device).train()
+    compare_with_pyg(ours, pyg_nn.GATConv(8, 4, heads=2).to(device).train(), x, ei)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gatconv_against_dense(device):
+    # the fused and the unfused paths against a dense softmax over each row's neighbours and itself
+    torch.manual_seed(10)
+    ei = random_edges(16, device=device)
+    n, heads, C = 40, 2, 3
+    x = torch.randn(n, 5, device=device)
+    conv = gnn.GATConv(5, C, heads=heads).to(device)
+    with torch.no_grad():
+        xp = (x @ conv.lin.weight.t()).view(n, heads, C).double().cpu()
+        el = (xp * conv.att_dst.double().cpu()).sum(-1)
+        er = (xp * conv.att_src.double().cpu()).sum(-1)
+        M = dense(ei.cpu(), n, n) != 0
+        M.fill_diagonal_(True)
+        s = torch.nn.functional.leaky_relu(el.t().unsqueeze(2) + er.t().unsqueeze(1), 0.2)  # heads x n x n
+        s = torch.where(M.unsqueeze(0), s, torch.full((), -torch.inf, dtype=s.dtype))
+        want = torch.einsum("hij,jhc->ihc", torch.softmax(s, -1), xp).reshape(n, heads * C) + conv.bias.double().cpu()
+        for mode, p in (("eval", 0.0), ("train", 1e-12)):
+            conv.dropout = p
+            conv.train(mode == "train")
+            got = conv(x, ei).double().cpu()
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5, msg=f"{mode} path")
