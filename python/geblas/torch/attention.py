@@ -79,6 +79,10 @@ def _check_tensor(x, name, op, device, dtype=None):
 
 def _softmax_columns(m, x, dp=None):
     """softmax_rows over A's pattern of each column of x (nnz, H), or its backward."""
+    # detached: a backward gets its saved output (p) back as a tensor that requires grad,
+    # which DLPack refuses to export
+    x = x.detach()
+    dp = None if dp is None else dp.detach()
     out = torch.empty_like(x)
     stream = _stream(x.device)
     for h in range(x.shape[1]):
@@ -140,8 +144,8 @@ class _GatAttention(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad, _grad_alpha):
-        el, er, Vf, alpha = ctx.saved_tensors
-        dY = grad.reshape(Vf.shape).contiguous()
+        el, er, Vf, alpha = (t.detach() for t in ctx.saved_tensors)
+        dY = grad.detach().reshape(Vf.shape).contiguous()
         dV = torch.empty_like(Vf)
         d_el = torch.empty_like(el)
         d_er = torch.empty_like(er)
