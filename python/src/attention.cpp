@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "geblas/algorithms/gnn.hpp"
+#include "geblas/detail/borrowed_pattern.hpp"
 #include "geblas/operations/softmax.hpp"
 
 namespace geblas::python {
@@ -25,21 +26,6 @@ Operand edge_values(const py::object& obj, const SparseStorage& A, const char* w
     throw DeviceMismatch(std::string(op) + ": " + what + " is on " + v.dense_vec.device.str() + ", A on " +
                          A.device.str());
   return v;
-}
-
-// A's pattern, borrowed for one call, holding `values` (of `type`).
-SparseStorage pattern_with(const SparseStorage& A, void* values, TypeId type) {
-  SparseStorage s;
-  s.nrows = A.nrows;
-  s.ncols = A.ncols;
-  s.nvals = A.nvals;
-  s.type = type;
-  s.device = A.device;
-  const auto keep = std::make_shared<int>(0);  // A and the caller own the memory
-  s.row_offsets = RawBuffer::borrow(const_cast<void*>(A.row_offsets.data()), A.row_offsets.bytes(), A.device, keep);
-  s.col_indices = RawBuffer::borrow(const_cast<void*>(A.col_indices.data()), A.col_indices.bytes(), A.device, keep);
-  s.values = RawBuffer::borrow(values, static_cast<std::size_t>(A.nvals) * size_of(type), A.device, keep);
-  return s;
 }
 
 Operand dense_arg(const py::object& obj, const char* what, const char* op) {
@@ -86,7 +72,7 @@ void bind_attention(py::module_& m) {
         check_writable(o, "out");
         if (o.dense_vec.type != v.dense_vec.type)
           throw DomainMismatch(std::string(op) + ": out and values differ in type");
-        const SparseStorage S = pattern_with(A.s(), v.dense_vec.values.data(), v.dense_vec.type);
+        const SparseStorage S = detail::borrowed_pattern(A.s(), v.dense_vec.values.data(), v.dense_vec.type);
         if (dp.is_none()) {
           py::gil_scoped_release nogil;
           detail::softmax_rows_values(o.dense_vec.values.data(), S);

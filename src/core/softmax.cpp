@@ -8,6 +8,7 @@
 #include "core/backend.hpp"
 #include "core/trace.hpp"
 #include "core/validate.hpp"
+#include "geblas/detail/borrowed_pattern.hpp"
 #include "geblas/operations/softmax.hpp"
 
 namespace geblas::detail {
@@ -19,21 +20,6 @@ void check_value_type(const char* op, TypeId t) {
                          ": the values must be floating point (float32, float64, float16 or "
                          "bfloat16), got " +
                          std::string(to_string(t)));
-}
-
-// S's pattern, borrowed for the length of one call, holding `values` (of `type`).
-SparseStorage with_values(const SparseStorage& S, void* values, TypeId type) {
-  SparseStorage v;
-  v.nrows = S.nrows;
-  v.ncols = S.ncols;
-  v.nvals = S.nvals;
-  v.type = type;
-  v.device = S.device;
-  const auto keep = std::make_shared<int>(0);  // the memory belongs to S and the caller
-  v.row_offsets = RawBuffer::borrow(const_cast<void*>(S.row_offsets.data()), S.row_offsets.bytes(), S.device, keep);
-  v.col_indices = RawBuffer::borrow(const_cast<void*>(S.col_indices.data()), S.col_indices.bytes(), S.device, keep);
-  v.values = RawBuffer::borrow(values, static_cast<std::size_t>(S.nvals) * size_of(type), S.device, keep);
-  return v;
 }
 
 RawBuffer widened(const Backend& be, const void* values, Index count, TypeId from, Device d) {
@@ -60,7 +46,7 @@ void softmax_rows_values(void* out, const SparseStorage& S) {
   if (S.nvals > 0) {
     if (is_16bit_float(S.type)) {
       RawBuffer f = widened(be, S.values.data(), S.nvals, S.type, S.device);
-      entry(f.data(), with_values(S, f.data(), TypeId::float32));
+      entry(f.data(), borrowed_pattern(S, f.data(), TypeId::float32));
       be.convert_values(out, S.type, f.data(), TypeId::float32, S.nvals, S.device.ordinal());
     } else {
       entry(out, S);
@@ -80,7 +66,7 @@ void softmax_rows_backward_values(void* out, const SparseStorage& P, const void*
       RawBuffer p = widened(be, P.values.data(), P.nvals, P.type, P.device);
       RawBuffer dp = widened(be, dP, P.nvals, P.type, P.device);
       RawBuffer r(static_cast<std::size_t>(P.nvals) * sizeof(float), P.device);
-      entry(r.data(), with_values(P, p.data(), TypeId::float32), dp.data());
+      entry(r.data(), borrowed_pattern(P, p.data(), TypeId::float32), dp.data());
       be.convert_values(out, P.type, r.data(), TypeId::float32, P.nvals, P.device.ordinal());
     } else {
       entry(out, P, dP);

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/backend.hpp"
 #include "core/derived_cache.hpp"
+#include "geblas/detail/borrowed_pattern.hpp"
 #include "geblas/error.hpp"
 
 namespace geblas::detail {
@@ -207,6 +209,20 @@ VectorStorage to_device(const VectorStorage& s, Device device) {
   out.indices = s.indices.to(device);
   out.values = s.values.to(device);
   return out;
+}
+
+SparseStorage borrowed_pattern(const SparseStorage& S, void* values, TypeId type) {
+  SparseStorage v;
+  v.nrows = S.nrows;
+  v.ncols = S.ncols;
+  v.nvals = S.nvals;
+  v.type = type;
+  v.device = S.device;
+  const auto keep = std::make_shared<int>(0);  // the memory belongs to S and the caller
+  v.row_offsets = RawBuffer::borrow(const_cast<void*>(S.row_offsets.data()), S.row_offsets.bytes(), S.device, keep);
+  v.col_indices = RawBuffer::borrow(const_cast<void*>(S.col_indices.data()), S.col_indices.bytes(), S.device, keep);
+  v.values = RawBuffer::borrow(values, static_cast<std::size_t>(S.nvals) * size_of(type), S.device, keep);
+  return v;
 }
 
 }  // namespace geblas::detail
